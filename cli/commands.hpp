@@ -1,0 +1,10 @@
+#pragma once
+// Subcommands of the posenc CLI. Each registers its options and a callback on the app.
+#include <CLI/CLI.hpp>
+
+namespace posenc::cli {
+
+void add_eval_command(CLI::App& app);
+void add_seeds_command(CLI::App& app);
+
+}  // namespace posenc::cli

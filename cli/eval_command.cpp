@@ -1,0 +1,301 @@
+// `posenc eval FAMILY ...`: one case evaluated by the reference, every output element's exact
+// value and its correctly rounded f64, f32, bf16 and f16 values.
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "commands.hpp"
+#include "numbers.hpp"
+#include "posenc/reference/reference.hpp"
+
+namespace posenc::cli {
+namespace {
+
+struct Value {
+  std::string name;
+  Rounded rounded;
+};
+
+struct Output {
+  std::string family;
+  std::vector<Value> values;
+};
+
+void print(const Output& out, bool json) {
+  if (json) {
+    nlohmann::ordered_json j;
+    j["family"] = out.family;
+    j["values"] = nlohmann::ordered_json::array();
+    for (const auto& v : out.values) {
+      nlohmann::ordered_json e;
+      e["name"] = v.name;
+      e["exact"] = v.rounded.exact;
+      for (Format f : kAllFormats) e[std::string(to_string(f))] = v.rounded.hex(f);
+      j["values"].push_back(e);
+    }
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << out.family << "\n";
+  for (const auto& v : out.values) {
+    std::cout << "  " << v.name << "\n    exact " << v.rounded.exact;
+    for (Format f : kAllFormats) std::cout << "\n    " << to_string(f) << "  " << v.rounded.hex(f);
+    std::cout << "\n";
+  }
+}
+
+void add_named(Output& out, const std::vector<Rounded>& values, const std::string& prefix) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    out.values.push_back({prefix + "[" + std::to_string(i) + "]", values[i]});
+  }
+}
+
+// Options shared by every family's subcommand are kept as text and parsed by posenc's own
+// readers, so every error names the option and the text.
+struct Text {
+  std::optional<std::string> value;
+  CLI::Option* add(CLI::App* app, const std::string& name, const std::string& help) {
+    return app->add_option(name, value, help);
+  }
+};
+
+struct SinusoidalOptions {
+  Text dim, position, positions, base, layout, frequencies, x;
+  bool json = false;
+
+  SinusoidalParams params() const {
+    SinusoidalParams p;
+    p.d_model = parse_int64("--dim", *dim.value);
+    if (base.value) p.base = parse_double("--base", *base.value);
+    if (layout.value) p.layout = parse_sinusoidal_layout(*layout.value);
+    if (frequencies.value) p.frequencies = parse_sinusoidal_frequencies(*frequencies.value);
+    return p;
+  }
+
+  void add_common(CLI::App* app) {
+    dim.add(app, "--dim", "d_model, even >= 2")->required();
+    base.add(app, "--base", "frequency base (default 10000)");
+    layout.add(app, "--layout", "interleaved (default) or concatenated");
+    frequencies.add(app, "--frequencies", "paper (default) or tensor2tensor");
+    app->add_flag("--json", json, "print one JSON object");
+  }
+};
+
+struct RopeOptions {
+  Text head_dim, rotary_dim, base, layout, partial, inverse, mrope_section, position, positions,
+      q_position, k_position, x, q, k, scaling, factor, original, seq_len, beta_fast, beta_slow,
+      truncate, mscale, mscale_all_dim, attention_factor, low_freq_factor, high_freq_factor,
+      short_factor, long_factor;
+  bool json = false;
+
+  RopeParams params() const {
+    RopeParams p;
+    p.head_dim = parse_int64("--head-dim", *head_dim.value);
+    p.rotary_dim = rotary_dim.value ? parse_int64("--rotary-dim", *rotary_dim.value) : p.head_dim;
+    if (base.value) p.base = parse_double("--base", *base.value);
+    if (layout.value) p.layout = parse_rope_layout(*layout.value);
+    if (partial.value) p.partial = parse_partial_rotary(*partial.value);
+    if (inverse.value) p.inverse = parse_bool("--inverse", *inverse.value);
+    if (mrope_section.value) p.mrope_section = parse_int64_list("--mrope-section", *mrope_section.value);
+    RopeScaling& s = p.scaling;
+    if (scaling.value) s.kind = parse_rope_scaling_kind(*scaling.value);
+    auto real = [](const Text& t, const char* name, std::optional<double>& field) {
+      if (t.value) field = parse_double(name, *t.value);
+    };
+    auto integer = [](const Text& t, const char* name, std::optional<std::int64_t>& field) {
+      if (t.value) field = parse_int64(name, *t.value);
+    };
+    real(factor, "--factor", s.factor);
+    integer(original, "--original-max-positions", s.original_max_positions);
+    integer(seq_len, "--seq-len", s.seq_len);
+    real(beta_fast, "--beta-fast", s.beta_fast);
+    real(beta_slow, "--beta-slow", s.beta_slow);
+    if (truncate.value) s.truncate = parse_bool("--truncate", *truncate.value);
+    real(mscale, "--mscale", s.mscale);
+    real(mscale_all_dim, "--mscale-all-dim", s.mscale_all_dim);
+    real(attention_factor, "--attention-factor", s.attention_factor);
+    real(low_freq_factor, "--low-freq-factor", s.low_freq_factor);
+    real(high_freq_factor, "--high-freq-factor", s.high_freq_factor);
+    if (short_factor.value) s.short_factor = parse_double_list("--short-factor", *short_factor.value);
+    if (long_factor.value) s.long_factor = parse_double_list("--long-factor", *long_factor.value);
+    return p;
+  }
+
+  void add_common(CLI::App* app) {
+    head_dim.add(app, "--head-dim", "head dimension, even >= 2")->required();
+    rotary_dim.add(app, "--rotary-dim", "rotated dimensions, even, <= head_dim (default head_dim)");
+    base.add(app, "--base", "rope theta (default 10000)");
+    layout.add(app, "--layout", "interleaved (default, GPT-J) or half (GPT-NeoX, HF rotate_half)");
+    partial.add(app, "--partial", "partial-rotary convention: standard (default) or proportional");
+    inverse.add(app, "--inverse", "true: rotate by the negative angle");
+    mrope_section.add(app, "--mrope-section", "M-RoPE section sizes, e.g. 16,24,24");
+    scaling.add(app, "--scaling", "none, linear, ntk, dynamic, yarn, llama3, longrope");
+    factor.add(app, "--factor", "scaling factor (ntk: alpha)");
+    original.add(app, "--original-max-positions", "original context length");
+    seq_len.add(app, "--seq-len", "current sequence length (dynamic, longrope)");
+    beta_fast.add(app, "--beta-fast", "yarn beta_fast (default 32)");
+    beta_slow.add(app, "--beta-slow", "yarn beta_slow (default 1)");
+    truncate.add(app, "--truncate", "yarn: truncate the correction range (default true)");
+    mscale.add(app, "--mscale", "yarn mscale");
+    mscale_all_dim.add(app, "--mscale-all-dim", "yarn mscale_all_dim");
+    attention_factor.add(app, "--attention-factor", "yarn/longrope attention factor override");
+    low_freq_factor.add(app, "--low-freq-factor", "llama3 low_freq_factor");
+    high_freq_factor.add(app, "--high-freq-factor", "llama3 high_freq_factor");
+    short_factor.add(app, "--short-factor", "longrope short factors, comma separated");
+    long_factor.add(app, "--long-factor", "longrope long factors, comma separated");
+    app->add_flag("--json", json, "print one JSON object");
+  }
+};
+
+struct AlibiOptions {
+  Text heads, mode, head, query, key;
+  bool json = false;
+};
+
+}  // namespace
+
+void add_eval_command(CLI::App& app) {
+  CLI::App* eval = app.add_subcommand("eval", "evaluate one case with the reference");
+  eval->require_subcommand(1);
+
+  // Options live as long as the app: callbacks run after parsing.
+  auto sin = std::make_shared<SinusoidalOptions>();
+  CLI::App* c = eval->add_subcommand("sinusoidal", "PE(position); with --x, x*sqrt(d)+PE");
+  sin->add_common(c);
+  sin->position.add(c, "--position", "position, [0, 2^53]")->required();
+  sin->x.add(c, "--x", "d_model input values for the x*sqrt(d)+PE combination");
+  c->callback([sin] {
+    auto p = sin->params();
+    auto pos = parse_int64("--position", *sin->position.value);
+    Output out{"sinusoidal", {}};
+    if (sin->x.value) {
+      out.family = "sinusoidal-embed";
+      add_named(out, reference::sinusoidal_embed(p, pos, parse_double_list("--x", *sin->x.value)), "y");
+    } else {
+      add_named(out, reference::sinusoidal_row(p, pos), "pe");
+    }
+    print(out, sin->json);
+  });
+
+  auto sdot = std::make_shared<SinusoidalOptions>();
+  c = eval->add_subcommand("sinusoidal-dot", "PE(a).PE(b)");
+  sdot->add_common(c);
+  sdot->positions.add(c, "--positions", "two positions a,b")->required();
+  c->callback([sdot] {
+    auto pos = parse_int64_list("--positions", *sdot->positions.value);
+    if (pos.size() != 2) {
+      throw InvalidParameter("--positions", "'" + *sdot->positions.value + "'", "exactly two positions a,b");
+    }
+    Output out{"sinusoidal-dot", {{"dot", reference::sinusoidal_dot(sdot->params(), pos[0], pos[1])}}};
+    print(out, sdot->json);
+  });
+
+  auto rope = std::make_shared<RopeOptions>();
+  c = eval->add_subcommand("rope", "x rotated at --position; without --x, the cos/sin table row");
+  rope->add_common(c);
+  rope->position.add(c, "--position", "position (M-RoPE: one per section, comma separated)")->required();
+  rope->x.add(c, "--x", "head_dim input values");
+  c->callback([rope] {
+    auto p = rope->params();
+    auto pos = parse_int64_list("--position", *rope->position.value);
+    Output out{"rope", {}};
+    if (rope->x.value) {
+      add_named(out, reference::rope_rotate(p, pos, parse_double_list("--x", *rope->x.value)), "y");
+    } else {
+      out.family = "rope-table";
+      auto row = reference::rope_table_row(p, pos);
+      std::size_t n = row.size() / 2;
+      add_named(out, {row.begin(), row.begin() + static_cast<std::ptrdiff_t>(n)}, "cos");
+      std::vector<Rounded> sines(row.begin() + static_cast<std::ptrdiff_t>(n), row.end());
+      add_named(out, sines, "sin");
+    }
+    print(out, rope->json);
+  });
+
+  auto rfreq = std::make_shared<RopeOptions>();
+  c = eval->add_subcommand("rope-frequencies", "per-pair inverse frequencies and attention factor");
+  rfreq->add_common(c);
+  c->callback([rfreq] {
+    auto values = reference::rope_frequencies(rfreq->params());
+    Output out{"rope-frequencies", {}};
+    Rounded attention = values.back();
+    values.pop_back();
+    add_named(out, values, "inv_freq");
+    out.values.push_back({"attention_factor", attention});
+    print(out, rfreq->json);
+  });
+
+  auto rdot = std::make_shared<RopeOptions>();
+  c = eval->add_subcommand("rope-dot", "q.k after rotating q at m and k at n");
+  rdot->add_common(c);
+  rdot->positions.add(c, "--positions", "m,n (single-axis RoPE)");
+  rdot->q_position.add(c, "--q-position", "q's position (M-RoPE: one per section)");
+  rdot->k_position.add(c, "--k-position", "k's position (M-RoPE: one per section)");
+  rdot->q.add(c, "--q", "head_dim values of q")->required();
+  rdot->k.add(c, "--k", "head_dim values of k")->required();
+  c->callback([rdot] {
+    std::vector<std::int64_t> m, n;
+    if (rdot->positions.value) {
+      if (rdot->q_position.value || rdot->k_position.value) {
+        throw InvalidParameter("--positions", "'" + *rdot->positions.value + "'",
+                               "given alone, not with --q-position/--k-position");
+      }
+      auto pos = parse_int64_list("--positions", *rdot->positions.value);
+      if (pos.size() != 2) {
+        throw InvalidParameter("--positions", "'" + *rdot->positions.value + "'", "exactly two positions m,n");
+      }
+      m = {pos[0]};
+      n = {pos[1]};
+    } else if (rdot->q_position.value && rdot->k_position.value) {
+      m = parse_int64_list("--q-position", *rdot->q_position.value);
+      n = parse_int64_list("--k-position", *rdot->k_position.value);
+    } else {
+      throw InvalidParameter("--positions", "(missing)", "given, or both --q-position and --k-position");
+    }
+    Output out{"rope-dot", {{"dot", reference::rope_dot(rdot->params(), m, n,
+                                                        parse_double_list("--q", *rdot->q.value),
+                                                        parse_double_list("--k", *rdot->k.value))}}};
+    print(out, rdot->json);
+  });
+
+  auto alibi = std::make_shared<AlibiOptions>();
+  c = eval->add_subcommand("alibi", "slopes; with --query-position/--key-position, the biases");
+  alibi->heads.add(c, "--heads", "number of heads, >= 1")->required();
+  alibi->mode.add(c, "--mode", "causal (default) or symmetric");
+  alibi->head.add(c, "--head", "only this head (0-based)");
+  alibi->query.add(c, "--query-position", "query position i");
+  alibi->key.add(c, "--key-position", "key position j");
+  c->add_flag("--json", alibi->json, "print one JSON object");
+  c->callback([alibi] {
+    AlibiParams p;
+    p.n_heads = parse_int64("--heads", *alibi->heads.value);
+    if (alibi->mode.value) p.mode = parse_alibi_mode(*alibi->mode.value);
+    validate(p);
+    std::int64_t first = 0, last = p.n_heads - 1;
+    if (alibi->head.value) first = last = parse_int64("--head", *alibi->head.value);
+    Output out{"alibi", {}};
+    if (!alibi->query.value && !alibi->key.value) {
+      auto slopes = reference::alibi_slopes(p);
+      if (alibi->head.value) validate_alibi_head(p, first);
+      for (auto h = first; h <= last; ++h) {
+        out.values.push_back({"slope[" + std::to_string(h) + "]", slopes[static_cast<std::size_t>(h)]});
+      }
+    } else {
+      if (!alibi->query.value || !alibi->key.value) {
+        throw InvalidParameter(alibi->query.value ? "--key-position" : "--query-position", "(missing)",
+                               "given together with the other position");
+      }
+      out.family = "alibi-bias";
+      auto i = parse_int64("--query-position", *alibi->query.value);
+      auto j = parse_int64("--key-position", *alibi->key.value);
+      for (auto h = first; h <= last; ++h) {
+        out.values.push_back({"bias[" + std::to_string(h) + "]", reference::alibi_bias(p, h, i, j)});
+      }
+    }
+    print(out, alibi->json);
+  });
+}
+
+}  // namespace posenc::cli

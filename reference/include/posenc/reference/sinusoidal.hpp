@@ -1,0 +1,60 @@
+#pragma once
+// Sinusoidal encoding, exact real math (Vaswani et al. 2017, section 3.5).
+//   paper:          w_i = base^(-2i/d)
+//   tensor2tensor:  w_i = base^(-i/max(d/2-1, 1))  (get_timing_signal_1d: log_timescale_increment
+//                   = log(max/min) / max(num_timescales - 1, 1), min_timescale = 1, max = base)
+//   PE(p, .) = sin(p w_i), cos(p w_i), interleaved (2i, 2i+1) or concatenated (i, d/2 + i).
+#include <span>
+#include <vector>
+
+#include "posenc/params/sinusoidal.hpp"
+#include "posenc/reference/approx.hpp"
+
+namespace posenc::ref {
+
+template <class R>
+std::vector<Approx<R>> sinusoidal_frequencies(const SinusoidalParams& p) {
+  const std::int64_t half = p.d_model / 2;
+  const bool paper = p.frequencies == SinusoidalFrequencies::paper;
+  const std::int64_t denominator = paper ? p.d_model : std::max<std::int64_t>(half - 1, 1);
+  const Approx<R> log_base = log(exact_double<R>(p.base));
+  std::vector<Approx<R>> w;
+  w.reserve(static_cast<std::size_t>(half));
+  for (std::int64_t i = 0; i < half; ++i) {
+    const std::int64_t numerator = paper ? -2 * i : -i;
+    w.push_back(exp(exact_int<R>(numerator) / exact_int<R>(denominator) * log_base));
+  }
+  return w;
+}
+
+template <class R>
+std::vector<Approx<R>> sinusoidal_row(const SinusoidalParams& p, std::int64_t position) {
+  const auto w = sinusoidal_frequencies<R>(p);
+  const std::size_t half = w.size();
+  std::vector<Approx<R>> row(2 * half);
+  const Approx<R> pos = exact_int<R>(position);
+  for (std::size_t i = 0; i < half; ++i) {
+    const Approx<R> angle = pos * w[i];
+    const bool interleaved = p.layout == SinusoidalLayout::interleaved;
+    row[interleaved ? 2 * i : i] = sin(angle);
+    row[interleaved ? 2 * i + 1 : half + i] = cos(angle);
+  }
+  return row;
+}
+
+// The embedding combination of the paper (section 3.4): x * sqrt(d_model) + PE(p).
+template <class R>
+std::vector<Approx<R>> sinusoidal_embed(const SinusoidalParams& p, std::int64_t position,
+                                        std::span<const double> x) {
+  auto row = sinusoidal_row<R>(p, position);
+  const Approx<R> scale = sqrt(exact_int<R>(p.d_model));
+  for (std::size_t j = 0; j < row.size(); ++j) row[j] = exact_double<R>(x[j]) * scale + row[j];
+  return row;
+}
+
+template <class R>
+Approx<R> sinusoidal_dot(const SinusoidalParams& p, std::int64_t a, std::int64_t b) {
+  return dot(sinusoidal_row<R>(p, a), sinusoidal_row<R>(p, b));
+}
+
+}  // namespace posenc::ref

@@ -1,0 +1,3 @@
+#include "engine.hpp"
+
+template struct posenc::ref::Engine<posenc::ref::MpfrLadder>;

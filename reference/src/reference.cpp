@@ -1,0 +1,93 @@
+#include "posenc/reference/reference.hpp"
+
+#include "engine.hpp"
+
+// Instantiated in engine_mpfr.cpp and engine_cpp_bin_float.cpp.
+extern template struct posenc::ref::Engine<posenc::ref::MpfrLadder>;
+extern template struct posenc::ref::Engine<posenc::ref::BinLadder>;
+
+namespace posenc::reference {
+namespace {
+
+template <class Call>
+std::vector<Rounded> dispatch(Backend b, Call&& call) {
+  if (b == Backend::mpfr) return call(ref::Engine<ref::MpfrLadder>{});
+  return call(ref::Engine<ref::BinLadder>{});
+}
+
+}  // namespace
+
+std::string_view to_string(Backend b) { return b == Backend::mpfr ? "mpfr" : "cpp_bin_float"; }
+
+std::vector<Rounded> sinusoidal_row(const SinusoidalParams& p, std::int64_t position, Backend b) {
+  validate(p);
+  validate_sinusoidal_position(position);
+  return dispatch(b, [&](auto e) { return e.sinusoidal_row(p, position); });
+}
+
+std::vector<Rounded> sinusoidal_embed(const SinusoidalParams& p, std::int64_t position,
+                                      std::span<const double> x, Backend b) {
+  validate(p);
+  validate_sinusoidal_position(position);
+  validate_input_vector("sinusoidal.x", x, p.d_model);
+  return dispatch(b, [&](auto e) { return e.sinusoidal_embed(p, position, x); });
+}
+
+Rounded sinusoidal_dot(const SinusoidalParams& p, std::int64_t a, std::int64_t c, Backend b) {
+  validate(p);
+  validate_sinusoidal_position(a);
+  validate_sinusoidal_position(c);
+  return dispatch(b, [&](auto e) { return e.sinusoidal_dot(p, a, c); }).front();
+}
+
+std::vector<Rounded> rope_frequencies(const RopeParams& p, Backend b) {
+  validate(p);
+  return dispatch(b, [&](auto e) { return e.rope_frequencies(p); });
+}
+
+std::vector<Rounded> rope_table_row(const RopeParams& p, std::span<const std::int64_t> position,
+                                    Backend b) {
+  validate(p);
+  validate_rope_positions(p, position);
+  return dispatch(b, [&](auto e) { return e.rope_table_row(p, position); });
+}
+
+std::vector<Rounded> rope_rotate(const RopeParams& p, std::span<const std::int64_t> position,
+                                 std::span<const double> x, Backend b) {
+  validate(p);
+  validate_rope_positions(p, position);
+  validate_input_vector("rope.x", x, p.head_dim);
+  return dispatch(b, [&](auto e) { return e.rope_rotate(p, position, x); });
+}
+
+Rounded rope_dot(const RopeParams& p, std::span<const std::int64_t> m, std::span<const std::int64_t> n,
+                 std::span<const double> q, std::span<const double> k, Backend b) {
+  validate(p);
+  validate_rope_positions(p, m);
+  validate_rope_positions(p, n);
+  validate_input_vector("rope.q", q, p.head_dim);
+  validate_input_vector("rope.k", k, p.head_dim);
+  return dispatch(b, [&](auto e) { return e.rope_dot(p, m, n, q, k); }).front();
+}
+
+std::vector<Rounded> alibi_slopes(const AlibiParams& p, Backend b) {
+  validate(p);
+  return dispatch(b, [&](auto e) { return e.alibi_slopes(p); });
+}
+
+Rounded alibi_bias(const AlibiParams& p, std::int64_t head, std::int64_t query, std::int64_t key,
+                   Backend b) {
+  validate_alibi_head(p, head);
+  validate_alibi_positions(p, query, key);
+  return dispatch(b, [&](auto e) { return e.alibi_bias(p, head, query, key); }).front();
+}
+
+std::vector<Rounded> learned_lookup(const LearnedParams& p, std::span<const double> table,
+                                    std::int64_t position, Backend b) {
+  validate_learned_position(p, position);
+  validate_input_vector("learned.table", table, p.parameter_count());
+  auto row = table.subspan(static_cast<std::size_t>(position * p.dim), static_cast<std::size_t>(p.dim));
+  return dispatch(b, [&](auto e) { return e.copy(row); });
+}
+
+}  // namespace posenc::reference

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages posenc builds with. Idempotent: installs only what is missing,
+# so `make test` on a prepared machine does not touch apt at all.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libboost1.81-dev   # Boost.Multiprecision; 1.74 (Debian's default) predates the trig-accuracy fixes
+  libmpfr-dev libgmp-dev
+  librapidcheck-dev libgtest-dev libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "posenc: missing Debian packages: ${missing[*]}" >&2
+  echo "posenc: run as root, or install them with: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "posenc: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
