@@ -134,6 +134,8 @@ void validate_scaling(const RopeParams& p) {
       check_fields_used(s, true, true, true, false, true, false, true);
       require_factor(s);
       require_original(s);
+      // ln(original_max_positions) divides the default attention factor.
+      check::in_range("rope.scaling.original_max_positions", *s.original_max_positions, 2, kMaxContext);
       require_seq_len(s);
       check_optional_positive("rope.scaling.attention_factor", s.attention_factor);
       check_factor_array("rope.scaling.short_factor", s.short_factor, p.rotary_dim / 2);
