@@ -6,5 +6,6 @@ namespace posenc::cli {
 
 void add_eval_command(CLI::App& app);
 void add_seeds_command(CLI::App& app);
+void add_generate_command(CLI::App& app);
 
 }  // namespace posenc::cli

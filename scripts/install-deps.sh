@@ -9,6 +9,8 @@ packages=(
   libmpfr-dev libgmp-dev
   librapidcheck-dev libgtest-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
+  libssl-dev          # SHA-256 of the vector files (vectors/MANIFEST)
+  python3-jsonschema  # validates the vector files against vectors/schema in the tests
 )
 
 missing=()

@@ -1,5 +1,6 @@
 #include "posenc/reference/formats.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -63,6 +64,24 @@ double to_double(Format f, std::uint64_t bits) {
   Decoded d = decode(f, bits);
   double v = d.nan ? NAN : d.infinite ? INFINITY : std::ldexp(static_cast<double>(d.significand), d.quantum);
   return d.negative ? -v : v;
+}
+
+std::optional<std::uint64_t> exact_bits(Format f, double v) {
+  if (f == Format::f64) return std::bit_cast<std::uint64_t>(v);
+  const FormatSpec s = spec(f);
+  const std::uint64_t sign = std::signbit(v) ? s.sign_bit() : 0;
+  if (std::isnan(v)) return std::nullopt;
+  if (std::isinf(v)) return sign | s.inf_bits();
+  if (v == 0) return sign;
+  int exponent = 0;
+  (void)std::frexp(std::fabs(v), &exponent);
+  const int quantum = std::max(exponent - s.precision, s.min_quantum());
+  const double n = std::ldexp(std::fabs(v), -quantum);  // exact: a power-of-two scaling
+  if (n != std::floor(n)) return std::nullopt;
+  const std::int64_t field = std::int64_t{quantum} - s.min_quantum();
+  const std::uint64_t magnitude = (static_cast<std::uint64_t>(field) << (s.precision - 1)) + static_cast<std::uint64_t>(n);
+  if (magnitude >= s.inf_bits()) return std::nullopt;
+  return sign | magnitude;
 }
 
 std::string hex_float(Format f, std::uint64_t bits) {

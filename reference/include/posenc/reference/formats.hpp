@@ -1,6 +1,7 @@
 #pragma once
 // The binary interchange formats results are rounded to, and their text form (C99 hex floats).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -43,6 +44,10 @@ double unit_roundoff(Format f);
 
 // The value a bit pattern of format f encodes, as a double (exact for all four formats).
 double to_double(Format f, std::uint64_t bits);
+
+// The bit pattern of v in format f, if v is exactly representable there (infinities are; NaN is
+// not a value and gives nothing).
+std::optional<std::uint64_t> exact_bits(Format f, double v);
 
 // Bit pattern as a C99 hex float: normalized, trailing zero digits dropped, as printf("%a")
 // prints a normal double ("0x1.8p+1", "-0x0p+0", "inf"). Subnormals are written normalized

@@ -1,0 +1,292 @@
+// RoPE without scaling: head dims, bases, layouts, partial rotary (both conventions), M-RoPE,
+// inverse rotation, edge inputs, the seed 003 example, and invalid parameters.
+#include <cmath>
+
+#include "catalog.hpp"
+#include "rope_suite.hpp"
+#include "posenc/reference/reference.hpp"
+#include "seed_examples.hpp"
+
+namespace posenc::generator {
+namespace {
+
+RopeParams rope(std::int64_t head_dim, std::int64_t rotary_dim, double base, RopeLayout layout) {
+  RopeParams p;
+  p.head_dim = head_dim;
+  p.rotary_dim = rotary_dim;
+  p.base = base;
+  p.layout = layout;
+  return p;
+}
+
+std::string name(const RopeParams& p) {
+  return "head_dim " + std::to_string(p.head_dim) + ", rotary_dim " + std::to_string(p.rotary_dim) + ", base " +
+         decimal(p.base) +
+         ", " + std::string(to_string(p.layout)) + (p.inverse ? ", inverse" : "");
+}
+
+void seed003(FileBuilder& b) {
+  const auto p = rope(8, 8, 10000.0, RopeLayout::interleaved);
+  b.group(CaseType::rope_dot, p, "seed 003: numpy RoPE, q and k = default_rng(0).normal(size=8) twice");
+  for (auto [m, n, printed] : seeds::kRopeDots) {
+    VectorCase c = at(m, "seed 003: q at " + std::to_string(m) + ", k at " + std::to_string(n) +
+                             " (the document prints " + printed + ")",
+                      {"SeedExample"});
+    c.position_b = {n};
+    c.x.assign(seeds::kQ.begin(), seeds::kQ.end());
+    c.y.assign(seeds::kK.begin(), seeds::kK.end());
+    b.add(std::move(c));
+  }
+  b.group(CaseType::rope_rotate, p, "seed 003: q rotated");
+  for (std::int64_t pos : {3, 100, 5000}) {
+    VectorCase c = at(pos, "seed 003: q at position " + std::to_string(pos), {"SeedExample"});
+    c.x.assign(seeds::kQ.begin(), seeds::kQ.end());
+    b.add(std::move(c));
+  }
+}
+
+void edge_inputs(FileBuilder& b) {
+  const auto p = rope(8, 8, 10000.0, RopeLayout::interleaved);
+  b.group(CaseType::rope_rotate, p, "edge inputs");
+  auto add = [&](std::int64_t pos, std::vector<double> x, std::string comment, std::vector<std::string> flags) {
+    VectorCase c = at(pos, std::move(comment), std::move(flags));
+    c.x = std::move(x);
+    b.add(std::move(c));
+  };
+  add(12345, std::vector<double>(8, 0.0), "all zeros", {"EdgeInput"});
+  add(12345, {-0.0, 0.0, -0.0, -0.0, 0.0, -0.0, 1.0, -0.0}, "signed zeros", {"EdgeInput"});
+  add(0, {-0.0, 0.0, -0.0, -0.0, 0.0, -0.0, 1.0, -0.0}, "signed zeros at position 0", {"EdgeInput", "ZeroPosition"});
+  add(777, {0x1p-1074, -0x1p-1074, 0x1.8p-1070, 0x1p-1022, -0x1.fffffffffffffp-1023, 0x1p-149, 0x1p-133, 0x1p-24},
+      "subnormal inputs (binary64, and the smallest binary32, bf16 and f16 subnormals)", {"EdgeInput"});
+  add(777, {0x1.fffffffffffffp+1023, -0x1.fffffffffffffp+1023, 1e300, -1e300, 0x1p+128, 65520.0, 0x1.fep+127, 1.0},
+      "huge inputs: outputs overflow narrower formats", {"EdgeInput"});
+  // x = (sin t, cos t) rounded to binary64: y_a = sin t cos t - cos t sin t is zero but for the
+  // rounding of the inputs, so an implementation's own error shows at full relative size.
+  std::int64_t pos = 1000003;
+  std::int64_t position[] = {pos};
+  auto row = reference::rope_table_row(p, position);
+  std::vector<double> x;
+  for (std::size_t i = 0; i < 4; ++i) {
+    x.push_back(row[4 + i].f64());  // sin t_i
+    x.push_back(row[i].f64());      // cos t_i
+  }
+  add(pos, x, "x = (sin t_i, cos t_i) in binary64: y_2i = sin t cos t - cos t sin t cancels to ~1e-17",
+      {"Cancellation", "LongContext"});
+}
+
+void negative_and_inverse(FileBuilder& b) {
+  for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
+    auto p = rope(64, 64, 10000.0, layout);
+    p.inverse = true;
+    RopeSuite s;
+    s.table = false;
+    s.flags = {"Inverse"};
+    add_rope_suite(b, p, name(p), s);
+  }
+  const auto p = rope(16, 16, 10000.0, RopeLayout::half);
+  b.group(CaseType::rope_rotate, p, name(p) + ": negative positions");
+  for (std::int64_t pos : std::vector<std::int64_t>{-1, -2048, -16777217, -2147483647, -4611686018427387904}) {
+    VectorCase c = at(pos, "position " + std::to_string(pos), position_flags(pos));
+    c.x = random_vector(b.rng(), Format::f64, 16);
+    b.add(std::move(c));
+  }
+}
+
+VectorFile none_file() {
+  FileBuilder b("rope", "none", 1001);
+  describe_flags(b);
+  for (std::int64_t d : {2, 8, 64, 80, 96, 128, 256}) {
+    for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
+      const auto p = rope(d, d, 10000.0, layout);
+      RopeSuite s;
+      s.full_sweep = d == 128;
+      s.table = layout == RopeLayout::half;  // the table does not depend on the layout
+      s.dots = layout == RopeLayout::half;
+      if (d == 128 && layout == RopeLayout::half) s.rotate_formats = {Format::f64, Format::f32, Format::bf16, Format::f16};
+      add_rope_suite(b, p, name(p), s);
+    }
+  }
+  RopeSuite model;
+  model.full_sweep = true;
+  model.flags = {"ModelConfig"};
+  add_rope_suite(b, rope(128, 128, 500000.0, RopeLayout::half), "Meta-Llama-3-8B: rope_theta 500000, head_dim 128", model);
+  add_rope_suite(b, rope(128, 128, 1e6, RopeLayout::half), "CodeLlama-7b: rope_theta 1000000, head_dim 128", model);
+  negative_and_inverse(b);
+  seed003(b);
+  edge_inputs(b);
+  return std::move(b).finish();
+}
+
+VectorFile partial_file() {
+  FileBuilder b("rope", "partial", 1002);
+  describe_flags(b);
+  RopeSuite s;
+  s.flags = {"ModelConfig", "PartialRotary"};
+  add_rope_suite(b, rope(96, 24, 10000.0, RopeLayout::half),
+                 "GPT-NeoX-20B: head_dim 96, rotary_pct 0.25 (rotary_dim 24), half layout", s);
+  add_rope_suite(b, rope(256, 64, 10000.0, RopeLayout::interleaved),
+                 "GPT-J-6B: head_dim 256, rotary_dim 64, interleaved", s);
+  add_rope_suite(b, rope(80, 32, 10000.0, RopeLayout::half),
+                 "Phi-2: head_dim 80, partial_rotary_factor 0.4 (rotary_dim 32), half layout", s);
+  return std::move(b).finish();
+}
+
+VectorFile proportional_file() {
+  FileBuilder b("rope", "proportional", 1003);
+  describe_flags(b);
+  RopeSuite s;
+  s.flags = {"PartialRotary"};
+  auto p = rope(256, 64, 10000.0, RopeLayout::half);
+  p.partial = PartialRotary::proportional;
+  add_rope_suite(b, p,
+                 "Gemma-style p-RoPE (HF rope_type proportional): head_dim 256, partial_rotary_factor 0.25, "
+                 "exponent over head_dim, zero frequency past pair 32",
+                 s);
+  p.base = 1e6;
+  p.scaling.kind = RopeScalingKind::linear;
+  p.scaling.factor = 8.0;
+  add_rope_suite(b, p, "proportional with rope_theta 1000000 and linear factor 8 (HF applies inv_freq /= factor)", s);
+  return std::move(b).finish();
+}
+
+VectorFile mrope_file() {
+  FileBuilder b("rope", "mrope", 1004);
+  describe_flags(b);
+  auto p = rope(128, 128, 1e6, RopeLayout::half);
+  p.mrope_section = {16, 24, 24};
+  RopeSuite s;
+  s.flags = {"ModelConfig"};
+  const std::string what = "Qwen2-VL-7B: head_dim 128, rope_theta 1000000, mrope_section [16, 24, 24] (t, h, w)";
+  add_rope_suite(b, p, what + ", text tokens (equal axes)", s);
+  b.group(CaseType::rope_rotate, p, what + ": vision tokens (distinct axes)");
+  for (auto axes : std::vector<std::vector<std::int64_t>>{{5, 0, 0}, {5, 3, 7}, {100, 31, 2}, {4096, 64, 64},
+                                                           {1000000, 1000, 999}, {2147483647, 0, 2147483647}}) {
+    VectorCase c = at_axes(axes, "t, h, w = " + std::to_string(axes[0]) + ", " + std::to_string(axes[1]) + ", " +
+                                     std::to_string(axes[2]),
+                           {"ModelConfig"});
+    c.x = random_vector(b.rng(), Format::f64, 128);
+    b.add(std::move(c));
+  }
+  return std::move(b).finish();
+}
+
+VectorFile invalid_file() {
+  FileBuilder b("rope", "invalid", 1005);
+  describe_flags(b);
+  auto refuse = [&](RopeParams p, const std::string& comment, const std::string& parameter) {
+    b.group(CaseType::rope_rotate, p, comment);
+    VectorCase c = at_axes(std::vector<std::int64_t>(std::max<std::size_t>(p.mrope_section.size(), 1), 1), comment,
+                           {"InvalidParameter"});
+    c.x = std::vector<double>(static_cast<std::size_t>(std::max<std::int64_t>(p.head_dim, 0)), 0.5);
+    b.add_invalid(std::move(c), parameter);
+  };
+  auto base = [] { return rope(8, 8, 10000.0, RopeLayout::half); };
+  auto p = base();
+  p.head_dim = 7;
+  p.rotary_dim = 6;
+  refuse(p, "odd head_dim", "rope.head_dim");
+  p = base();
+  p.head_dim = 0;
+  p.rotary_dim = 0;
+  refuse(p, "head_dim 0", "rope.head_dim");
+  p = base();
+  p.rotary_dim = 10;
+  refuse(p, "rotary_dim > head_dim", "rope.rotary_dim");
+  p.rotary_dim = 5;
+  refuse(p, "odd rotary_dim", "rope.rotary_dim");
+  for (double bad : {0.0, -10000.0, 1.0, 0.5}) {
+    p = base();
+    p.base = bad;
+    refuse(p, "base " + decimal(bad) + " (must be > 1)", "rope.base");
+  }
+  for (auto kind : {RopeScalingKind::linear, RopeScalingKind::ntk}) {
+    for (double bad : {0.0, -2.0}) {
+      p = base();
+      p.scaling.kind = kind;
+      p.scaling.factor = bad;
+      refuse(p, std::string(to_string(kind)) + " factor " + decimal(bad), "rope.scaling.factor");
+    }
+  }
+  p = base();
+  p.scaling.kind = RopeScalingKind::linear;
+  refuse(p, "linear scaling without a factor", "rope.scaling.factor");
+  p = base();
+  p.scaling.factor = 4.0;
+  refuse(p, "a factor with scaling none (would be silently ignored)", "rope.scaling.factor");
+  p = rope(2, 2, 10000.0, RopeLayout::half);
+  p.scaling.kind = RopeScalingKind::ntk;
+  p.scaling.factor = 4.0;
+  refuse(p, "ntk with rotary_dim 2 (exponent d/(d-2) undefined)", "rope.rotary_dim");
+  p = base();
+  p.scaling.kind = RopeScalingKind::dynamic;
+  p.scaling.factor = 2.0;
+  p.scaling.original_max_positions = 4096;
+  refuse(p, "dynamic without seq_len", "rope.scaling.seq_len");
+  p = base();
+  p.scaling.kind = RopeScalingKind::yarn;
+  p.scaling.factor = 16.0;
+  p.scaling.original_max_positions = 4096;
+  p.scaling.beta_fast = 1.0;
+  p.scaling.beta_slow = 32.0;
+  refuse(p, "yarn beta_fast < beta_slow", "rope.scaling.beta_fast");
+  p.scaling.beta_fast.reset();
+  p.scaling.beta_slow.reset();
+  p.scaling.mscale = 0.0;
+  refuse(p, "yarn mscale 0 (HF would treat it as absent)", "rope.scaling.mscale");
+  p.scaling.mscale.reset();
+  p.scaling.original_max_positions = 0;
+  refuse(p, "yarn original_max_positions 0", "rope.scaling.original_max_positions");
+  p = base();
+  p.scaling.kind = RopeScalingKind::llama3;
+  p.scaling.factor = 8.0;
+  p.scaling.original_max_positions = 8192;
+  p.scaling.low_freq_factor = 4.0;
+  p.scaling.high_freq_factor = 4.0;
+  refuse(p, "llama3 high_freq_factor == low_freq_factor (division by zero)", "rope.scaling.high_freq_factor");
+  p = base();
+  p.scaling.kind = RopeScalingKind::longrope;
+  p.scaling.factor = 32.0;
+  p.scaling.original_max_positions = 4096;
+  p.scaling.seq_len = 100;
+  p.scaling.short_factor = {1.0, 1.0, 1.0, 1.0};
+  p.scaling.long_factor = {1.0, 1.0, 1.0};
+  refuse(p, "longrope long_factor of 3 values for 4 pairs (never truncated or padded)", "rope.scaling.long_factor");
+  p.scaling.long_factor.push_back(1.0);
+  p.scaling.original_max_positions = 1;
+  refuse(p, "longrope original_max_positions 1 (ln 1 divides the attention factor)",
+         "rope.scaling.original_max_positions");
+  p = base();
+  p.partial = PartialRotary::proportional;
+  p.scaling.kind = RopeScalingKind::yarn;
+  p.scaling.factor = 4.0;
+  p.scaling.original_max_positions = 4096;
+  refuse(p, "proportional partial rotary with yarn", "rope.scaling.kind");
+  p = base();
+  p.mrope_section = {1, 2};
+  refuse(p, "mrope_section summing to 3, not rotary_dim/2 = 4", "rope.mrope_section");
+  p.mrope_section = {4, 0};
+  refuse(p, "mrope_section with an empty section", "rope.mrope_section[1]");
+  p = base();
+  b.group(CaseType::rope_rotate, p, "a position per axis is required");
+  VectorCase c = at_axes({1, 2}, "two position coordinates for single-axis RoPE", {"InvalidParameter"});
+  c.x = std::vector<double>(8, 0.5);
+  b.add_invalid(std::move(c), "rope.positions");
+  c = at(1, "x of 7 values for head_dim 8 (never truncated or padded)", {"InvalidParameter"});
+  c.x = std::vector<double>(7, 0.5);
+  b.add_invalid(std::move(c), "rope.x");
+  return std::move(b).finish();
+}
+
+}  // namespace
+
+std::vector<VectorFile> rope_vectors() {
+  std::vector<VectorFile> files;
+  files.push_back(none_file());
+  files.push_back(partial_file());
+  files.push_back(proportional_file());
+  files.push_back(mrope_file());
+  files.push_back(invalid_file());
+  return files;
+}
+
+}  // namespace posenc::generator

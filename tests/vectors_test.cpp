@@ -1,0 +1,151 @@
+// The shipped golden vectors and their loader: every file loads, writes back to the same bytes
+// (so the loader reads every field), agrees with the reference and with vectors/MANIFEST; and a
+// malformed file is refused with an error naming the file, the tcId and the field.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "posenc/conformance/evaluate.hpp"
+#include "posenc/conformance/vector_json.hpp"
+
+namespace posenc::conformance {
+namespace {
+
+const std::filesystem::path kVectors = POSENC_VECTORS_DIR;
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct ManifestEntry {
+  std::string sha256;
+  std::int64_t cases;
+  std::string path;
+};
+
+std::vector<ManifestEntry> manifest() {
+  std::vector<ManifestEntry> out;
+  std::istringstream lines(read(kVectors / "MANIFEST"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    ManifestEntry e;
+    fields >> e.sha256 >> e.cases >> e.path;
+    out.push_back(e);
+  }
+  return out;
+}
+
+TEST(Vectors, EveryFileLoadsAndWritesBackToTheSameBytes) {
+  auto entries = manifest();
+  ASSERT_EQ(entries.size(), 20u);
+  std::int64_t total = 0;
+  for (const auto& e : entries) {
+    SCOPED_TRACE(e.path);
+    const std::string text = read(kVectors / e.path);
+    VectorFile f = parse_vector_file(text, e.path);
+    EXPECT_EQ(f.number_of_tests(), e.cases);
+    EXPECT_EQ(f.relative_path(), e.path);
+    EXPECT_EQ(write_vector_file(f), text);
+    total += e.cases;
+  }
+  EXPECT_GE(total, 3000);
+}
+
+TEST(Vectors, ExpectedValuesAreTheReferencesAndInvalidCasesAreRefused) {
+  std::int64_t valid = 0, invalid = 0;
+  for (const auto& e : manifest()) {
+    VectorFile f = load_vector_file(kVectors / e.path);
+    for (const auto& g : f.groups) {
+      for (const auto& c : g.tests) {
+        SCOPED_TRACE(e.path + " tcId " + std::to_string(c.tc_id));
+        if (c.valid) {
+          ++valid;
+          EXPECT_EQ(Expected::from(evaluate_reference(g, c)), c.expected);
+          for (double x : c.x) EXPECT_TRUE(exact_bits(g.input_format, x).has_value()) << "input not exact in format";
+        } else {
+          ++invalid;
+          try {
+            evaluate_reference(g, c);
+            ADD_FAILURE() << "accepted";
+          } catch (const InvalidParameter& err) {
+            EXPECT_EQ(err.parameter(), c.error);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(valid, 2900);
+  EXPECT_GE(invalid, 40);
+}
+
+TEST(Vectors, EveryUsedFlagIsExplained) {
+  for (const auto& e : manifest()) {
+    VectorFile f = load_vector_file(kVectors / e.path);
+    for (const auto& g : f.groups) {
+      for (const auto& c : g.tests) {
+        for (const auto& flag : c.flags) EXPECT_TRUE(f.notes.count(flag)) << e.path << ": " << flag;
+      }
+    }
+  }
+}
+
+// A small valid file to corrupt.
+std::string sample() { return read(kVectors / "alibi/invalid.json"); }
+
+void expect_refused(const std::string& text, const std::string& message_pattern) {
+  try {
+    parse_vector_file(text, "vectors/alibi/invalid.json");
+    ADD_FAILURE() << "accepted; expected: " << message_pattern;
+  } catch (const VectorFileError& e) {
+    EXPECT_TRUE(std::regex_search(e.what(), std::regex(message_pattern))) << e.what();
+  }
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+TEST(Vectors, MalformedFilesAreRefusedWithFileTcIdAndField) {
+  const std::string ok = sample();
+  ASSERT_NO_THROW(parse_vector_file(ok, "x"));
+  expect_refused(ok.substr(0, ok.size() / 2), "^vectors/alibi/invalid.json: not valid JSON");
+  expect_refused(replace(ok, "\"tcId\": 2,", "\"tcId\": 1,"), "tcId 1: field 'tcId': duplicate tcId");
+  expect_refused(replace(ok, "\"numberOfTests\": 5", "\"numberOfTests\": 6"),
+                 "field 'numberOfTests': declares 6 tests, the file has 5");
+  expect_refused(replace(ok, "\"version\": 1", "\"version\": 2"), "field 'version': unsupported version 2");
+  expect_refused(replace(ok, "\"queryPosition\": \"3\"", "\"queryPosition\": 3"),
+                 "tcId 2: field 'queryPosition': expected a string");
+  expect_refused(replace(ok, "\"queryPosition\": \"3\"", "\"queryPosition\": \"3.5\""),
+                 "tcId 2: field 'queryPosition': expected a decimal integer string");
+  expect_refused(replace(ok, "\"mode\": \"causal\"", "\"mode\": \"bidirectional\""),
+                 "field 'testGroups\\[0\\].params.mode': invalid alibi.mode = 'bidirectional'");
+  expect_refused(replace(ok, "\"type\": \"alibi_slopes\"", "\"type\": \"rope_table\""),
+                 "field 'testGroups\\[0\\].type': 'rope_table' is not a alibi type");
+  expect_refused(replace(ok, "\"result\": \"invalid\"", "\"result\": \"maybe\""),
+                 "tcId 1: field 'result': expected 'valid' or 'invalid'");
+  expect_refused(replace(ok, "\"head\": 8,", "\"head\": 8, \"tolerance\": 1,"), "tcId 2: field 'tolerance': unknown field");
+  expect_refused(replace(ok, "\"error\": \"alibi.n_heads\"", "\"erorr\": \"alibi.n_heads\""), "tcId 1: field 'erorr'");
+}
+
+TEST(Vectors, MalformedExpectedValuesAreRefused) {
+  const std::string ok = read(kVectors / "alibi/slopes.json");
+  // The slope of a single head is 2^-8.
+  expect_refused(replace(ok, "\"f32\": [\n       \"0x1p-8\"", "\"f32\": [\n       \"0.00390625\""),
+                 "tcId 1: field 'expected.f32\\[0\\]': expected a C99 hex float string");
+  expect_refused(replace(ok, "\"bf16\": [\n       \"0x1p-8\"", "\"bf16\": [\n       \"0x1.001p-8\""),
+                 "tcId 1: field 'expected.bf16\\[0\\]': '0x1.001p-8' is not exactly representable in bf16");
+  expect_refused(replace(ok, "\"f16\": [\n       \"0x1p-8\"\n      ]", "\"f16\": [\n       \"0x1p-8\", \"0x1p-8\"\n      ]"),
+                 "tcId 1: field 'expected.f16': has 2 values, 'exact' has 1");
+}
+
+}  // namespace
+}  // namespace posenc::conformance
