@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps configure build conform test clean
+.PHONY: all deps configure build conform test vectors clean
 
 all: build
 
@@ -22,6 +22,10 @@ conform: build
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# Regenerates the golden vectors and their MANIFEST from the reference (deterministic).
+vectors: build
+	@$(BUILD_DIR)/posenc generate --out vectors
 
 clean:
 	rm -rf $(BUILD_DIR)
