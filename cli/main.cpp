@@ -1,5 +1,6 @@
 // posenc: the reference, golden vectors and conformance suite for positional encodings.
-// Exit status: 0 success, 1 a result could not be certified, 2 bad usage or invalid parameters.
+// Exit status: 0 success (conform: conformant); 1 not conformant, or a result could not be
+// certified; 2 bad usage, invalid parameters or refused input files.
 #include <iostream>
 
 #include "commands.hpp"
@@ -11,6 +12,8 @@ int main(int argc, char** argv) {
   posenc::cli::add_eval_command(app);
   posenc::cli::add_seeds_command(app);
   posenc::cli::add_generate_command(app);
+  int status = 0;
+  posenc::cli::add_conform_command(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -26,6 +29,9 @@ int main(int argc, char** argv) {
   } catch (const posenc::Uncertifiable& e) {
     std::cerr << "posenc: " << e.what() << "\n";
     return 1;
+  } catch (const posenc::Error& e) {  // unreadable or untrusted input files
+    std::cerr << "posenc: " << e.what() << "\n";
+    return 2;
   }
-  return 0;
+  return status;
 }

@@ -47,5 +47,10 @@ expect_status "alibi zero heads" 2 "invalid alibi.n_heads = 0" "$posenc" eval al
 expect_status "causal key after query" 2 "invalid alibi.key_position = 9" \
   "$posenc" eval alibi --heads 4 --query-position 3 --key-position 9
 
-echo "$((18 - failures)) passed, $failures failed"
+expect_output "conform: the reference is exact" "CONFORMANT" "$posenc" conform --impl reference --profile exact --filter alibi
+expect_status "conform: unknown profile" 2 "invalid --profile = 'fuzzy'" "$posenc" conform --profile fuzzy
+expect_status "conform: missing vectors" 2 "/nonexistent/MANIFEST: cannot open" "$posenc" conform --vectors /nonexistent
+expect_status "conform: unknown implementation" 2 "invalid --impl = 'cuda'" "$posenc" conform --impl cuda
+
+echo "$((22 - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -3,11 +3,10 @@
 // malformed file is refused with an error naming the file, the tcId and the field.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 #include "posenc/conformance/evaluate.hpp"
+#include "posenc/conformance/manifest.hpp"
 #include "posenc/conformance/vector_json.hpp"
 
 namespace posenc::conformance {
@@ -15,32 +14,9 @@ namespace {
 
 const std::filesystem::path kVectors = POSENC_VECTORS_DIR;
 
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read(const std::filesystem::path& p) { return read_bytes(p); }
 
-struct ManifestEntry {
-  std::string sha256;
-  std::int64_t cases;
-  std::string path;
-};
-
-std::vector<ManifestEntry> manifest() {
-  std::vector<ManifestEntry> out;
-  std::istringstream lines(read(kVectors / "MANIFEST"));
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    ManifestEntry e;
-    fields >> e.sha256 >> e.cases >> e.path;
-    out.push_back(e);
-  }
-  return out;
-}
+std::vector<ManifestEntry> manifest() { return read_manifest(kVectors); }
 
 TEST(Vectors, EveryFileLoadsAndWritesBackToTheSameBytes) {
   auto entries = manifest();

@@ -1,0 +1,83 @@
+// `posenc conform`: runs an implementation over the golden vectors and judges it by a profile.
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "numbers.hpp"
+#include "posenc/conformance/runner.hpp"
+
+namespace posenc::cli {
+namespace {
+
+struct ConformOptions {
+  std::string impl = "reference";
+  std::string profile = "strict";
+  std::optional<std::string> bound;
+  std::string vectors = POSENC_DEFAULT_VECTORS;
+  std::string filter;
+  std::optional<std::string> formats;
+  std::optional<std::string> report;
+  std::optional<std::string> junit;
+};
+
+std::unique_ptr<conformance::Implementation> make_implementation(const std::string& name) {
+  if (name == "reference") return std::make_unique<conformance::ReferenceImplementation>();
+  throw InvalidParameter("--impl", "'" + name + "'", "reference (the fast implementation and plugins are not built yet)");
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw Error("cannot write " + path);
+}
+
+}  // namespace
+
+void add_conform_command(CLI::App& app, int& status) {
+  auto o = std::make_shared<ConformOptions>();
+  CLI::App* c = app.add_subcommand("conform", "check an implementation against the golden vectors");
+  c->add_option("--impl", o->impl, "implementation under test: reference")->capture_default_str();
+  c->add_option("--profile", o->profile, "exact, strict or standard (conformance/SPEC.md section 5)")
+      ->capture_default_str();
+  c->add_option("--bound", o->bound, "explicit bound in scaled units, replacing the profile's");
+  c->add_option("--vectors", o->vectors, "folder of golden vectors with its MANIFEST")->capture_default_str();
+  c->add_option("--filter", o->filter, "only vector files whose path contains this text");
+  c->add_option("--formats", o->formats, "output formats to check, e.g. f32,bf16 (default all four)");
+  c->add_option("--report", o->report, "write a JSON report to this file");
+  c->add_option("--junit", o->junit, "write JUnit XML to this file");
+  c->callback([o, &status] {
+    conformance::RunOptions options;
+    options.vectors = o->vectors;
+    options.filter = o->filter;
+    options.tolerance.profile = conformance::parse_profile(o->profile);
+    if (o->bound) {
+      double b = parse_double("--bound", *o->bound);
+      if (!(b >= 0)) throw InvalidParameter("--bound", *o->bound, "a finite value >= 0");
+      options.tolerance.scaled_bound = b;
+    }
+    if (o->formats) {
+      options.formats.clear();
+      std::string text = *o->formats;
+      for (std::size_t start = 0;;) {
+        auto comma = text.find(',', start);
+        options.formats.push_back(parse_format(text.substr(start, comma - start)));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    }
+    auto impl = make_implementation(o->impl);
+    const bool terminal = isatty(STDERR_FILENO) != 0;
+    auto report = conformance::run_vectors(*impl, options, [&](std::size_t done, std::size_t total) {
+      if (terminal) std::cerr << "\r" << done << "/" << total << " vector files" << (done == total ? "\n" : "") << std::flush;
+    });
+    conformance::print_summary(std::cout, report);
+    if (o->report) write_text(*o->report, conformance::report_json(report));
+    if (o->junit) write_text(*o->junit, conformance::junit_xml(report));
+    status = report.conformant() ? 0 : 1;
+  });
+}
+
+}  // namespace posenc::cli

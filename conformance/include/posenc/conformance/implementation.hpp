@@ -1,0 +1,40 @@
+#pragma once
+// One interface for every implementation under test: the reference, each fast path, a plugin
+// through the C ABI, or a results file. The suite asks for one vector case in one output format.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "posenc/conformance/vectors.hpp"
+
+namespace posenc::conformance {
+
+enum class Status {
+  ok,           // values holds the outputs
+  invalid,      // the implementation refused the parameters (expected for invalid cases)
+  unsupported,  // the implementation does not offer this case, format or option: not a failure
+  failed,       // it crashed, hung, corrupted memory or answered garbage: message says how
+};
+
+struct Outcome {
+  Status status = Status::unsupported;
+  std::vector<double> values;  // outputs as doubles (exact for every format)
+  std::string message;
+};
+
+class Implementation {
+ public:
+  virtual ~Implementation() = default;
+  virtual std::string name() const = 0;
+  // One outcome per requested output format, in order.
+  virtual std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) = 0;
+};
+
+// The reference, its certified outputs rounded to the requested format.
+class ReferenceImplementation final : public Implementation {
+ public:
+  std::string name() const override { return "posenc reference (MPFR, correctly rounded)"; }
+  std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) override;
+};
+
+}  // namespace posenc::conformance

@@ -1,0 +1,47 @@
+#pragma once
+// Error metrics and tolerance profiles of SPEC.md §5.
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "posenc/conformance/vectors.hpp"
+
+namespace posenc::conformance {
+
+enum class Profile { exact, strict, standard };
+std::string_view to_string(Profile p);
+Profile parse_profile(std::string_view s);
+
+// What the checker knows of one expected element.
+struct ElementSpec {
+  long double exact;   // the exact value (from the 41-digit decimal)
+  std::uint64_t bits;  // its correct rounding in the format
+  double scale;        // natural scale s (SPEC §5)
+  double angle;        // |t| of the element's rotation, 0 where there is none
+  bool copied;         // an input copied unchanged: the sign of zero counts
+};
+
+// The elements of a valid case, from the group, the case and (for RoPE's attention factor and
+// frequencies) the vector's own rope_frequencies-style knowledge computed by the reference.
+std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c, Format f);
+
+struct ElementError {
+  double scaled = 0;  // |y - y*| / (u s)
+  double ulp = 0;     // |y - y*| / ulp(y*)
+  double bound = 0;   // allowed scaled error (exact: 0, meaning bit-identical)
+  bool pass = true;
+};
+
+// User-given bounds replace the profile's (scaled units) when set.
+struct Tolerance {
+  Profile profile = Profile::strict;
+  std::optional<double> scaled_bound;
+};
+
+ElementError check_element(const VectorGroup& g, const ElementSpec& e, double y, Format f, const Tolerance& t);
+
+double unit_roundoff_of(Format f);
+// Spacing of format f at |v| (the smallest subnormal at 0).
+long double ulp_of(Format f, long double v);
+
+}  // namespace posenc::conformance

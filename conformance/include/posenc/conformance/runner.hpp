@@ -1,0 +1,54 @@
+#pragma once
+// Runs an implementation over the golden vectors and judges it by a profile (SPEC.md §5).
+#include <filesystem>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "posenc/conformance/implementation.hpp"
+#include "posenc/conformance/profiles.hpp"
+
+namespace posenc::conformance {
+
+struct RunOptions {
+  std::filesystem::path vectors;
+  Tolerance tolerance;
+  std::string filter;  // only files whose path (family/variant.json) contains this text
+  std::vector<Format> formats{kAllFormats[0], kAllFormats[1], kAllFormats[2], kAllFormats[3]};
+};
+
+struct Worst {
+  double value = 0;
+  std::int64_t tc_id = 0;
+  std::string where;  // format, element and inputs of the worst case
+};
+
+// Counts are of checks: one vector case in one output format.
+struct FileResult {
+  std::string path;
+  std::int64_t passed = 0, failed = 0, unsupported = 0;
+  Worst worst_scaled, worst_ulp;
+  std::vector<std::string> failures;  // the first few, each naming tcId and format
+};
+
+struct RunReport {
+  std::string implementation;
+  Tolerance tolerance;
+  std::vector<FileResult> files;
+  std::int64_t passed() const;
+  std::int64_t failed() const;
+  std::int64_t unsupported() const;
+  bool conformant() const { return failed() == 0 && passed() > 0; }
+};
+
+// Checks MANIFEST first: a file missing from it, or whose hash differs, is refused
+// (VectorFileError) before anything runs. progress(done, total) is called after each file.
+RunReport run_vectors(Implementation& impl, const RunOptions& options,
+                      const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+void print_summary(std::ostream& out, const RunReport& report);
+std::string report_json(const RunReport& report);
+std::string junit_xml(const RunReport& report);
+
+}  // namespace posenc::conformance

@@ -1,0 +1,230 @@
+#include "posenc/conformance/runner.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "posenc/conformance/manifest.hpp"
+#include "posenc/conformance/vector_json.hpp"
+
+namespace posenc::conformance {
+namespace {
+
+constexpr std::size_t kFailuresKept = 5;
+
+std::string describe_inputs(const VectorCase& c) {
+  std::ostringstream s;
+  auto list = [&](const char* name, const std::vector<std::int64_t>& v) {
+    if (v.empty()) return;
+    s << " " << name << "=";
+    for (std::size_t i = 0; i < v.size(); ++i) s << (i ? "," : "") << v[i];
+  };
+  list("position", c.position);
+  list("position_b", c.position_b);
+  if (!c.x.empty()) s << " x[" << c.x.size() << "]";
+  s << " (" << c.comment << ")";
+  return s.str();
+}
+
+void record_worst(Worst& w, double value, const VectorCase& c, Format f, std::size_t element) {
+  if (value > w.value || (w.tc_id == 0 && value >= w.value)) {
+    w.value = value;
+    w.tc_id = c.tc_id;
+    w.where = std::string(to_string(f)) + " element " + std::to_string(element) + describe_inputs(c);
+  }
+}
+
+void check_outcome(const Outcome& o, const VectorGroup& g, const VectorCase& c, Format f, const Tolerance& t,
+                   FileResult& r) {
+  auto fail = [&](const std::string& why) {
+    ++r.failed;
+    if (r.failures.size() < kFailuresKept) {
+      r.failures.push_back("tcId " + std::to_string(c.tc_id) + " " + std::string(to_string(f)) + ": " + why);
+    }
+  };
+  if (o.status == Status::unsupported) {
+    ++r.unsupported;
+    return;
+  }
+  if (o.status == Status::failed) return fail(o.message);
+  if (!c.valid) {
+    if (o.status == Status::invalid) {
+      ++r.passed;
+    } else {
+      fail("accepted invalid parameters (expected an error on " + c.error + ")");
+    }
+    return;
+  }
+  if (o.status == Status::invalid) return fail("refused valid parameters: " + o.message);
+  if (o.values.size() != c.expected.size()) {
+    return fail("returned " + std::to_string(o.values.size()) + " values, expected " +
+                std::to_string(c.expected.size()));
+  }
+  const auto specs = element_specs(g, c, f);
+  bool ok = true;
+  std::string first_bad;
+  for (std::size_t j = 0; j < specs.size(); ++j) {
+    const ElementError e = check_element(g, specs[j], o.values[j], f, t);
+    record_worst(r.worst_scaled, e.scaled, c, f, j);
+    record_worst(r.worst_ulp, e.ulp, c, f, j);
+    if (!e.pass && ok) {
+      ok = false;
+      std::ostringstream s;
+      s << "element " << j << " = " << std::hexfloat << o.values[j] << ", expected " << to_double(f, specs[j].bits)
+        << std::defaultfloat << " (scaled error " << e.scaled << ", bound " << e.bound << ", " << e.ulp << " ulp)"
+        << describe_inputs(c);
+      first_bad = s.str();
+    }
+  }
+  if (ok) {
+    ++r.passed;
+  } else {
+    fail(first_bad);
+  }
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::int64_t RunReport::passed() const {
+  std::int64_t n = 0;
+  for (const auto& f : files) n += f.passed;
+  return n;
+}
+std::int64_t RunReport::failed() const {
+  std::int64_t n = 0;
+  for (const auto& f : files) n += f.failed;
+  return n;
+}
+std::int64_t RunReport::unsupported() const {
+  std::int64_t n = 0;
+  for (const auto& f : files) n += f.unsupported;
+  return n;
+}
+
+RunReport run_vectors(Implementation& impl, const RunOptions& options,
+                      const std::function<void(std::size_t, std::size_t)>& progress) {
+  RunReport report;
+  report.implementation = impl.name();
+  report.tolerance = options.tolerance;
+  const auto manifest = read_manifest(options.vectors);
+  // Every vector file present must be listed: an extra file is refused, not silently skipped.
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(options.vectors)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
+    const auto relative = std::filesystem::relative(entry.path(), options.vectors).generic_string();
+    if (relative.rfind("schema/", 0) == 0) continue;
+    bool listed = false;
+    for (const auto& m : manifest) listed = listed || m.path == relative;
+    if (!listed) throw VectorFileError(entry.path().string() + ": not listed in MANIFEST (refused)");
+  }
+  std::vector<ManifestEntry> selected;
+  for (const auto& m : manifest) {
+    if (m.path.find(options.filter) != std::string::npos) selected.push_back(m);
+  }
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const auto& m = selected[i];
+    const auto path = options.vectors / m.path;
+    const std::string text = read_bytes(path);
+    if (sha256_hex(text) != m.sha256) {
+      throw VectorFileError(path.string() + ": SHA-256 differs from MANIFEST (modified or truncated; refused)");
+    }
+    const VectorFile file = parse_vector_file(text, path.string());
+    if (file.number_of_tests() != m.cases) {
+      throw VectorFileError(path.string() + ": " + std::to_string(file.number_of_tests()) +
+                            " cases, MANIFEST says " + std::to_string(m.cases));
+    }
+    FileResult r;
+    r.path = m.path;
+    for (const auto& g : file.groups) {
+      for (const auto& c : g.tests) {
+        const auto outcomes = impl.run(g, c, options.formats);
+        for (std::size_t k = 0; k < options.formats.size(); ++k) {
+          check_outcome(outcomes.at(k), g, c, options.formats[k], options.tolerance, r);
+        }
+      }
+    }
+    report.files.push_back(std::move(r));
+    if (progress) progress(i + 1, selected.size());
+  }
+  return report;
+}
+
+void print_summary(std::ostream& out, const RunReport& report) {
+  out << "implementation: " << report.implementation << "\n";
+  out << "profile: "
+      << (report.tolerance.scaled_bound ? "explicit bound " + std::to_string(*report.tolerance.scaled_bound)
+                                        : std::string(to_string(report.tolerance.profile)))
+      << "\n\n";
+  out << std::left << std::setw(30) << "vectors" << std::right << std::setw(8) << "passed" << std::setw(8) << "failed"
+      << std::setw(13) << "unsupported" << std::setw(14) << "worst scaled" << std::setw(13) << "worst ulp"
+      << "  worst case\n";
+  for (const auto& f : report.files) {
+    char scaled[32], ulp[32];
+    std::snprintf(scaled, sizeof scaled, "%.3g", f.worst_scaled.value);
+    std::snprintf(ulp, sizeof ulp, "%.3g", f.worst_ulp.value);
+    out << std::left << std::setw(30) << f.path << std::right << std::setw(8) << f.passed << std::setw(8) << f.failed
+        << std::setw(13) << f.unsupported << std::setw(14) << scaled << std::setw(13) << ulp;
+    if (f.worst_scaled.tc_id != 0) out << "  tcId " << f.worst_scaled.tc_id << " " << f.worst_scaled.where;
+    out << "\n";
+    for (const auto& why : f.failures) out << "    FAIL " << why << "\n";
+  }
+  out << "\n" << report.passed() << " passed, " << report.failed() << " failed, " << report.unsupported()
+      << " unsupported\n";
+  out << (report.conformant() ? "CONFORMANT" : "NOT CONFORMANT") << "\n";
+}
+
+std::string report_json(const RunReport& report) {
+  nlohmann::ordered_json j;
+  j["implementation"] = report.implementation;
+  j["profile"] = report.tolerance.scaled_bound ? "explicit" : std::string(to_string(report.tolerance.profile));
+  if (report.tolerance.scaled_bound) j["scaledBound"] = *report.tolerance.scaled_bound;
+  j["conformant"] = report.conformant();
+  j["summary"] = {{"passed", report.passed()}, {"failed", report.failed()}, {"unsupported", report.unsupported()}};
+  j["groups"] = nlohmann::ordered_json::array();
+  for (const auto& f : report.files) {
+    j["groups"].push_back({{"file", f.path},
+                           {"passed", f.passed},
+                           {"failed", f.failed},
+                           {"unsupported", f.unsupported},
+                           {"worstScaled", {{"value", f.worst_scaled.value}, {"tcId", f.worst_scaled.tc_id}, {"where", f.worst_scaled.where}}},
+                           {"worstUlp", {{"value", f.worst_ulp.value}, {"tcId", f.worst_ulp.tc_id}, {"where", f.worst_ulp.where}}},
+                           {"failures", f.failures}});
+  }
+  j["properties"] = nlohmann::ordered_json::array();
+  return j.dump(2) + "\n";
+}
+
+std::string junit_xml(const RunReport& report) {
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x << "<testsuites name=\"posenc conform\" tests=\"" << report.passed() + report.failed() + report.unsupported()
+    << "\" failures=\"" << report.failed() << "\" skipped=\"" << report.unsupported() << "\">\n";
+  for (const auto& f : report.files) {
+    x << "  <testsuite name=\"" << xml_escape(f.path) << "\" tests=\"" << f.passed + f.failed + f.unsupported
+      << "\" failures=\"" << f.failed << "\" skipped=\"" << f.unsupported << "\">\n";
+    x << "    <testcase classname=\"" << xml_escape(report.implementation) << "\" name=\"" << xml_escape(f.path)
+      << "\">\n";
+    for (const auto& why : f.failures) x << "      <failure message=\"" << xml_escape(why) << "\"/>\n";
+    if (f.failed == 0 && f.unsupported > 0 && f.passed == 0) x << "      <skipped/>\n";
+    x << "    </testcase>\n  </testsuite>\n";
+  }
+  x << "</testsuites>\n";
+  return x.str();
+}
+
+}  // namespace posenc::conformance

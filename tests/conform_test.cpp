@@ -1,0 +1,277 @@
+// The suite has teeth: each deliberately wrong implementation ("mutant") is rejected, and the
+// check that caught it is named; correct implementations pass. Mutants here are in-process
+// implementations built on the reference with one mistake each, plus a binary32 RoPE written the
+// way Hugging Face and llama.cpp form angles.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <bit>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+
+#include "posenc/conformance/evaluate.hpp"
+#include "posenc/conformance/runner.hpp"
+#include "posenc/conformance/vector_json.hpp"
+
+namespace posenc::conformance {
+namespace {
+
+const std::filesystem::path kVectors = POSENC_VECTORS_DIR;
+
+// An implementation defined by a function of (group, case) returning the values in binary64
+// (rounded by the adapter to each requested format), or a status.
+class Mutant final : public Implementation {
+ public:
+  using Fn = std::function<Outcome(const VectorGroup&, const VectorCase&, Format)>;
+  Mutant(std::string name, Fn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+  std::string name() const override { return name_; }
+  std::vector<Outcome> run(const VectorGroup& g, const VectorCase& c, std::span<const Format> formats) override {
+    std::vector<Outcome> out;
+    for (Format f : formats) out.push_back(fn_(g, c, f));
+    return out;
+  }
+
+ private:
+  std::string name_;
+  Fn fn_;
+};
+
+// The reference's answer for a (possibly altered) group, in format f.
+Outcome reference_with(const VectorGroup& g, const VectorCase& c, Format f) {
+  Outcome o;
+  try {
+    for (const auto& r : evaluate_reference(g, c)) o.values.push_back(r.as_double(f));
+    o.status = Status::ok;
+  } catch (const InvalidParameter& e) {
+    o.status = Status::invalid;
+    o.message = e.what();
+  }
+  return o;
+}
+
+// The reference with its RoPE parameters altered by `change` (other families untouched).
+Mutant::Fn rope_altered(std::function<void(RopeParams&)> change) {
+  return [change](const VectorGroup& g, const VectorCase& c, Format f) {
+    VectorGroup altered = g;
+    if (auto* p = std::get_if<RopeParams>(&altered.params)) change(*p);
+    return reference_with(altered, c, f);
+  };
+}
+
+RunReport run(Implementation& impl, Profile profile, const std::string& filter) {
+  RunOptions o;
+  o.vectors = kVectors;
+  o.tolerance.profile = profile;
+  o.filter = filter;
+  return run_vectors(impl, o);
+}
+
+// The report must fail, and its first failure message must contain `caught_by`.
+void expect_rejected(Implementation& impl, Profile profile, const std::string& filter, const std::string& caught_by) {
+  const RunReport r = run(impl, profile, filter);
+  for (const auto& f : r.files) {
+    std::cout << "  " << impl.name() << ", " << to_string(profile) << ", " << f.path << ": worst scaled error "
+              << f.worst_scaled.value << " (tcId " << f.worst_scaled.tc_id << " " << f.worst_scaled.where << ")\n";
+  }
+  EXPECT_FALSE(r.conformant()) << impl.name() << " passed " << filter;
+  std::string failures;
+  for (const auto& f : r.files) {
+    for (const auto& why : f.failures) failures += f.path + ": " + why + "\n";
+  }
+  EXPECT_NE(failures.find(caught_by), std::string::npos) << impl.name() << ":\n" << failures;
+}
+
+TEST(Conform, ReferencePassesExactOnEveryVector) {
+  ReferenceImplementation reference;
+  const RunReport r = run(reference, Profile::exact, "");
+  EXPECT_TRUE(r.conformant());
+  EXPECT_EQ(r.failed(), 0);
+  EXPECT_EQ(r.passed(), 3012 * 4);
+}
+
+TEST(Conform, OneUlpOffFailsExactButPassesStrict) {
+  Mutant off("one ulp off", [](const VectorGroup& g, const VectorCase& c, Format f) {
+    Outcome o = reference_with(g, c, f);
+    if (o.status == Status::ok && f == Format::f64 && !o.values.empty() && o.values[0] != 0 &&
+        std::isfinite(o.values[0])) {
+      o.values[0] = std::nextafter(o.values[0], INFINITY);
+    }
+    return o;
+  });
+  expect_rejected(off, Profile::exact, "rope/llama3", "element 0");
+  EXPECT_TRUE(run(off, Profile::strict, "rope/llama3").conformant());
+}
+
+TEST(Conform, SwappedLayoutIsRejected) {
+  Mutant swapped("half and interleaved swapped", rope_altered([](RopeParams& p) {
+    p.layout = p.layout == RopeLayout::half ? RopeLayout::interleaved : RopeLayout::half;
+  }));
+  expect_rejected(swapped, Profile::standard, "rope/none", "scaled error");
+}
+
+TEST(Conform, PositionOffByOneIsRejected) {
+  Mutant off_by_one("positions off by one", [](const VectorGroup& g, const VectorCase& c, Format f) {
+    VectorCase shifted = c;
+    for (auto& p : shifted.position) p += 1;
+    return reference_with(g, shifted, f);
+  });
+  expect_rejected(off_by_one, Profile::standard, "rope/none", "scaled error");
+}
+
+TEST(Conform, YarnWithoutAttentionFactorIsRejected) {
+  Mutant no_mscale("yarn without its attention factor", rope_altered([](RopeParams& p) {
+    if (p.scaling.kind == RopeScalingKind::yarn) {
+      p.scaling.mscale.reset();
+      p.scaling.mscale_all_dim.reset();
+      p.scaling.attention_factor = 1.0;
+    }
+  }));
+  expect_rejected(no_mscale, Profile::standard, "rope/yarn", "scaled error");
+}
+
+TEST(Conform, PartialRotaryThatRotatesTheTailIsRejected) {
+  Mutant whole("partial rotary rotating the tail", [](const VectorGroup& g, const VectorCase& c, Format f) {
+    VectorGroup altered = g;
+    auto& p = std::get<RopeParams>(altered.params);
+    if (g.type != CaseType::rope_rotate) return Outcome{Status::unsupported, {}, ""};
+    // Rotate every dimension with the frequencies of the rotary span repeated.
+    RopeParams full = p;
+    full.rotary_dim = p.head_dim;
+    altered.params = full;
+    return reference_with(altered, c, f);
+  });
+  expect_rejected(whole, Profile::standard, "rope/partial", "scaled error");
+}
+
+TEST(Conform, AcceptingInvalidParametersIsRejected) {
+  Mutant lenient("accepts anything", [](const VectorGroup& g, const VectorCase& c, Format f) {
+    Outcome o = reference_with(g, c, f);
+    if (o.status == Status::invalid) o = Outcome{Status::ok, std::vector<double>(1, 0.0), ""};
+    return o;
+  });
+  expect_rejected(lenient, Profile::standard, "invalid", "accepted invalid parameters");
+  // A learned table that clamps out-of-range positions instead of refusing them.
+  Mutant clamping("learned table clamps", [](const VectorGroup& g, const VectorCase& c, Format f) {
+    VectorCase clamped = c;
+    const auto& p = std::get<LearnedParams>(g.params);
+    if (p.max_positions > 0) clamped.position[0] = std::clamp<std::int64_t>(c.position[0], 0, p.max_positions - 1);
+    return reference_with(g, clamped, f);
+  });
+  expect_rejected(clamping, Profile::standard, "learned", "accepted invalid parameters (expected an error on learned.position)");
+}
+
+TEST(Conform, Tensor2TensorFrequenciesReportedAsPaperAreRejected) {
+  Mutant t2t("tensor2tensor frequencies for paper", [](const VectorGroup& g, const VectorCase& c, Format f) {
+    VectorGroup altered = g;
+    if (auto* p = std::get_if<SinusoidalParams>(&altered.params)) p->frequencies = SinusoidalFrequencies::tensor2tensor;
+    return reference_with(altered, c, f);
+  });
+  expect_rejected(t2t, Profile::standard, "sinusoidal/paper", "scaled error");
+}
+
+TEST(Conform, AlibiSlopesAsIfAPowerOfTwoAreRejected) {
+  Mutant pow2("alibi slopes 2^(-8(h+1)/n) for every n", [](const VectorGroup& g, const VectorCase& c, Format f) {
+    const auto& p = std::get<AlibiParams>(g.params);
+    if (g.type != CaseType::alibi_slopes || p.n_heads < 1) return reference_with(g, c, f);
+    Outcome o{Status::ok, {}, ""};
+    for (std::int64_t h = 0; h < p.n_heads; ++h) {
+      o.values.push_back(std::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(p.n_heads)));
+    }
+    return o;
+  });
+  expect_rejected(pow2, Profile::standard, "alibi/slopes", "scaled error");
+}
+
+// RoPE the way binary32 framework code does it: inv_freq and the angle in float.
+//   hf:       inv_freq = 1 / base^(2i/d) in float, angle = float(pos) * inv_freq (Hugging Face)
+//   llamacpp: theta = pos; theta *= base^(-2/d) per pair, in float (llama.cpp's iterative theta)
+//   bf16:     the HF angle rounded to bfloat16
+enum class AngleStyle { hf, llamacpp, bf16 };
+
+Mutant float_rope(AngleStyle style, std::string name) {
+  return Mutant(std::move(name), [style](const VectorGroup& g, const VectorCase& c, Format f) -> Outcome {
+    const auto* p = std::get_if<RopeParams>(&g.params);
+    if (g.type != CaseType::rope_rotate || !p || p->scaling.kind != RopeScalingKind::none ||
+        p->partial != PartialRotary::standard || !p->mrope_section.empty() || !c.valid || f != Format::f32) {
+      return {Status::unsupported, {}, ""};
+    }
+    // binary32 storage: inputs that binary32 cannot hold are not this implementation's to take.
+    for (double x : c.x) {
+      if (!exact_bits(Format::f32, x)) return {Status::unsupported, {}, "input not representable in f32"};
+    }
+    std::vector<float> y(c.x.begin(), c.x.end());
+    const float pos = static_cast<float>(c.position[0]);
+    const float dim = static_cast<float>(p->rotary_dim);
+    const float step = std::pow(static_cast<float>(p->base), -2.0f / dim);
+    float theta = pos;
+    for (std::int64_t i = 0; i < p->rotary_dim / 2; ++i) {
+      float angle = 0;
+      if (style == AngleStyle::llamacpp) {
+        angle = theta;
+        theta *= step;
+      } else {
+        const float inv_freq = 1.0f / std::pow(static_cast<float>(p->base), static_cast<float>(2 * i) / dim);
+        angle = pos * inv_freq;
+        if (style == AngleStyle::bf16) {
+          // Round to bfloat16 (round to nearest even on the float's bits).
+          std::uint32_t b = std::bit_cast<std::uint32_t>(angle);
+          b = (b + 0x7fff + ((b >> 16) & 1)) & 0xffff0000u;
+          angle = std::bit_cast<float>(b);
+        }
+      }
+      if (p->inverse) angle = -angle;
+      const float cs = std::cos(angle), sn = std::sin(angle);
+      const auto a = static_cast<std::size_t>(p->pair_first(i)), b = static_cast<std::size_t>(p->pair_second(i));
+      const float xa = y[a], xb = y[b];
+      y[a] = xa * cs - xb * sn;
+      y[b] = xa * sn + xb * cs;
+    }
+    return {Status::ok, std::vector<double>(y.begin(), y.end()), ""};
+  });
+}
+
+TEST(Conform, Float32AnglesFailStrictAtLongContextButPassStandard) {
+  Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
+  expect_rejected(hf, Profile::strict, "rope/none", "position=16777217");
+  const RunReport standard = run(hf, Profile::standard, "rope/none");
+  std::ostringstream summary;
+  print_summary(summary, standard);
+  EXPECT_TRUE(standard.conformant()) << summary.str();
+}
+
+TEST(Conform, IterativeThetaAndBf16AnglesAreRejected) {
+  Mutant llamacpp = float_rope(AngleStyle::llamacpp, "llama.cpp-style iterative theta in binary32");
+  expect_rejected(llamacpp, Profile::strict, "rope/none", "scaled error");
+  Mutant bf16 = float_rope(AngleStyle::bf16, "angles rounded to bf16");
+  expect_rejected(bf16, Profile::standard, "rope/none", "scaled error");
+}
+
+TEST(Conform, TamperedVectorsAreRefused) {
+  const auto dir = std::filesystem::temp_directory_path() / "posenc_tampered_vectors";
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(kVectors, dir, std::filesystem::copy_options::recursive);
+  {
+    std::ofstream f(dir / "alibi/slopes.json", std::ios::app);
+    f << " ";
+  }
+  ReferenceImplementation reference;
+  RunOptions o;
+  o.vectors = dir;
+  try {
+    run_vectors(reference, o);
+    ADD_FAILURE() << "tampered file accepted";
+  } catch (const VectorFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("alibi/slopes.json: SHA-256 differs from MANIFEST"), std::string::npos)
+        << e.what();
+  }
+  std::filesystem::copy_file(kVectors / "alibi/slopes.json", dir / "alibi/slopes.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(kVectors / "alibi/slopes.json", dir / "alibi/extra.json");
+  EXPECT_THROW(run_vectors(reference, o), VectorFileError);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace posenc::conformance
