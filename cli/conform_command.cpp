@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "numbers.hpp"
+#include "posenc/conformance/plugin_implementation.hpp"
 #include "posenc/conformance/runner.hpp"
 
 namespace posenc::cli {
@@ -21,11 +22,15 @@ struct ConformOptions {
   std::optional<std::string> formats;
   std::optional<std::string> report;
   std::optional<std::string> junit;
+  std::string timeout = "10";
 };
 
-std::unique_ptr<conformance::Implementation> make_implementation(const std::string& name) {
+std::unique_ptr<conformance::Implementation> make_implementation(const std::string& name, double timeout) {
   if (name == "reference") return std::make_unique<conformance::ReferenceImplementation>();
-  throw InvalidParameter("--impl", "'" + name + "'", "reference (the fast implementation and plugins are not built yet)");
+  if (name.find('/') != std::string::npos || name.ends_with(".so")) {
+    return std::make_unique<conformance::PluginImplementation>(name, timeout);
+  }
+  throw InvalidParameter("--impl", "'" + name + "'", "reference or the path of a plugin shared library (PATH.so)");
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -39,7 +44,9 @@ void write_text(const std::string& path, const std::string& text) {
 void add_conform_command(CLI::App& app, int& status) {
   auto o = std::make_shared<ConformOptions>();
   CLI::App* c = app.add_subcommand("conform", "check an implementation against the golden vectors");
-  c->add_option("--impl", o->impl, "implementation under test: reference")->capture_default_str();
+  c->add_option("--impl", o->impl, "implementation under test: reference, or PATH.so (a plugin, posenc/plugin.h)")
+      ->capture_default_str();
+  c->add_option("--timeout", o->timeout, "seconds a plugin may take for one case")->capture_default_str();
   c->add_option("--profile", o->profile, "exact, strict or standard (conformance/SPEC.md section 5)")
       ->capture_default_str();
   c->add_option("--bound", o->bound, "explicit bound in scaled units, replacing the profile's");
@@ -68,7 +75,9 @@ void add_conform_command(CLI::App& app, int& status) {
         start = comma + 1;
       }
     }
-    auto impl = make_implementation(o->impl);
+    const double timeout = parse_double("--timeout", o->timeout);
+    if (!(timeout > 0)) throw InvalidParameter("--timeout", o->timeout, "a number of seconds > 0");
+    auto impl = make_implementation(o->impl, timeout);
     const bool terminal = isatty(STDERR_FILENO) != 0;
     auto report = conformance::run_vectors(*impl, options, [&](std::size_t done, std::size_t total) {
       if (terminal) std::cerr << "\r" << done << "/" << total << " vector files" << (done == total ? "\n" : "") << std::flush;

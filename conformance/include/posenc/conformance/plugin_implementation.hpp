@@ -1,0 +1,27 @@
+#pragma once
+// An implementation loaded from a shared library through the C ABI (posenc/plugin.h). Every case
+// runs in a child process: the library is loaded there, every buffer it is handed sits between
+// guard pages, inputs are checked unchanged and outputs pre-filled with NaN, and a crash, a hang
+// past the timeout, a write outside its buffers or an unknown status fails that case (naming the
+// tcId) while the rest of the suite goes on.
+#include <string>
+
+#include "posenc/conformance/implementation.hpp"
+
+namespace posenc::conformance {
+
+class PluginImplementation final : public Implementation {
+ public:
+  // Loads the library once in a child process to read its posenc_plugin_query; a library that
+  // cannot be loaded, lacks the query, or was built for another ABI version is refused (Error).
+  explicit PluginImplementation(std::string path, double timeout_seconds = 10.0);
+  std::string name() const override { return name_; }
+  std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) override;
+
+ private:
+  std::string path_;
+  std::string name_;
+  double timeout_seconds_;
+};
+
+}  // namespace posenc::conformance

@@ -1,0 +1,154 @@
+/* posenc plugin ABI: how a third-party implementation of positional encodings is tested by
+ * `posenc conform --impl PATH.so`. Plain C99. A plugin exports posenc_plugin_query and any subset
+ * of the entry points below (looked up by name); a missing entry point, or a call that returns
+ * POSENC_UNSUPPORTED, is reported as not supported, never as a failure.
+ *
+ * Conventions
+ * - Parameters mean exactly what conformance/SPEC.md §2 defines; reals are binary64.
+ * - Tensors are in the storage format `dtype`: f64 = double, f32 = float, bf16 and f16 = uint16_t
+ *   bit patterns. Strides count elements, not bytes.
+ * - An entry point must refuse invalid parameters with POSENC_INVALID_PARAMETERS (the golden
+ *   vectors' invalid cases check this), write nothing outside the output it is given, and leave
+ *   its inputs unchanged. The suite runs each call in a child process with guard pages around
+ *   every buffer and a timeout.
+ */
+#ifndef POSENC_PLUGIN_H
+#define POSENC_PLUGIN_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define POSENC_PLUGIN_ABI_VERSION 1
+
+typedef enum posenc_status {
+  POSENC_OK = 0,
+  POSENC_INVALID_PARAMETERS = 1,
+  POSENC_UNSUPPORTED = 2
+} posenc_status;
+
+typedef enum posenc_dtype { POSENC_F64 = 0, POSENC_F32 = 1, POSENC_BF16 = 2, POSENC_F16 = 3 } posenc_dtype;
+
+enum posenc_capability {
+  POSENC_CAP_ROPE = 1u << 0,
+  POSENC_CAP_SINUSOIDAL = 1u << 1,
+  POSENC_CAP_ALIBI = 1u << 2,
+  POSENC_CAP_LEARNED = 1u << 3
+};
+
+typedef struct posenc_plugin_info {
+  uint32_t abi_version; /* POSENC_PLUGIN_ABI_VERSION the plugin was built against */
+  const char* name;
+  const char* version;
+  uint32_t capabilities; /* posenc_capability bits: informational */
+} posenc_plugin_info;
+
+enum posenc_rope_scaling_kind {
+  POSENC_SCALING_NONE = 0,
+  POSENC_SCALING_LINEAR = 1,
+  POSENC_SCALING_NTK = 2,
+  POSENC_SCALING_DYNAMIC = 3,
+  POSENC_SCALING_YARN = 4,
+  POSENC_SCALING_LLAMA3 = 5,
+  POSENC_SCALING_LONGROPE = 6
+};
+
+/* Bits of posenc_rope_scaling.fields: which optional fields are set (others are to be ignored). */
+enum posenc_rope_field {
+  POSENC_FIELD_FACTOR = 1u << 0,
+  POSENC_FIELD_ORIGINAL_MAX_POSITIONS = 1u << 1,
+  POSENC_FIELD_SEQ_LEN = 1u << 2,
+  POSENC_FIELD_BETA_FAST = 1u << 3,
+  POSENC_FIELD_BETA_SLOW = 1u << 4,
+  POSENC_FIELD_TRUNCATE = 1u << 5,
+  POSENC_FIELD_MSCALE = 1u << 6,
+  POSENC_FIELD_MSCALE_ALL_DIM = 1u << 7,
+  POSENC_FIELD_ATTENTION_FACTOR = 1u << 8,
+  POSENC_FIELD_LOW_FREQ_FACTOR = 1u << 9,
+  POSENC_FIELD_HIGH_FREQ_FACTOR = 1u << 10
+};
+
+typedef struct posenc_rope_scaling {
+  int32_t kind; /* posenc_rope_scaling_kind */
+  uint32_t fields;
+  double factor;
+  int64_t original_max_positions;
+  int64_t seq_len;
+  double beta_fast, beta_slow;
+  int32_t truncate;
+  double mscale, mscale_all_dim, attention_factor;
+  double low_freq_factor, high_freq_factor;
+  int64_t n_short_factor, n_long_factor; /* longrope: lengths of the arrays (0 when absent) */
+  const double* short_factor;
+  const double* long_factor;
+} posenc_rope_scaling;
+
+typedef struct posenc_rope_params {
+  int64_t head_dim, rotary_dim;
+  double base;
+  int32_t layout;  /* 0 interleaved, 1 half */
+  int32_t partial; /* 0 standard, 1 proportional */
+  int32_t inverse; /* nonzero: rotate by the negative angle */
+  int32_t n_axes;  /* position coordinates per token: 1, or the number of M-RoPE sections */
+  int64_t mrope_section[4]; /* used when n_axes > 1 */
+  posenc_rope_scaling scaling;
+} posenc_rope_params;
+
+typedef struct posenc_sinusoidal_params {
+  int64_t d_model;
+  double base;
+  int32_t layout;      /* 0 interleaved, 1 concatenated */
+  int32_t frequencies; /* 0 paper, 1 tensor2tensor */
+} posenc_sinusoidal_params;
+
+typedef struct posenc_alibi_params {
+  int64_t n_heads;
+  int32_t mode; /* 0 causal, 1 symmetric */
+} posenc_alibi_params;
+
+/* Required: identifies the plugin. */
+const posenc_plugin_info* posenc_plugin_query(void);
+
+/* RoPE on a batch: for token t and head h,
+ *   y[t*y_token_stride + h*y_head_stride + 0..head_dim) = rope(x[t*x_token_stride + h*x_head_stride + ...],
+ *                                                            positions[t*n_axes .. t*n_axes + n_axes))
+ * x and y may be the same buffer (in place). */
+posenc_status posenc_rope_apply(const posenc_rope_params* p, posenc_dtype dtype, int64_t n_tokens,
+                                int64_t n_heads, const int64_t* positions, const void* x,
+                                int64_t x_token_stride, int64_t x_head_stride, void* y,
+                                int64_t y_token_stride, int64_t y_head_stride);
+
+/* cos/sin rows: out[i*2n .. i*2n + 2n) = [m cos t_0 .. m cos t_{n-1}, m sin t_0 .. m sin t_{n-1}],
+ * n the number of rotated pairs, for the position positions[i*n_axes ..]. */
+posenc_status posenc_rope_table(const posenc_rope_params* p, posenc_dtype dtype, int64_t n_positions,
+                                const int64_t* positions, void* out);
+
+/* Per-pair inverse frequencies (n values) and the attention factor, in binary64. */
+posenc_status posenc_rope_frequencies(const posenc_rope_params* p, double* inv_freq, double* attention_factor);
+
+/* out[i*d_model ..] = PE(positions[i]). */
+posenc_status posenc_sinusoidal_table(const posenc_sinusoidal_params* p, posenc_dtype dtype, int64_t n_positions,
+                                      const int64_t* positions, void* out);
+
+/* out[i*d_model ..] = x[i*d_model ..] * sqrt(d_model) + PE(positions[i]). */
+posenc_status posenc_sinusoidal_embed(const posenc_sinusoidal_params* p, posenc_dtype dtype, int64_t n_positions,
+                                      const int64_t* positions, const void* x, void* out);
+
+posenc_status posenc_alibi_slopes(const posenc_alibi_params* p, posenc_dtype dtype, void* out);
+
+/* out[(h*n_queries + i)*n_keys + j] = bias of head h for query_positions[i], key_positions[j]. */
+posenc_status posenc_alibi_bias(const posenc_alibi_params* p, posenc_dtype dtype, int64_t n_queries,
+                                const int64_t* query_positions, int64_t n_keys, const int64_t* key_positions,
+                                void* out);
+
+/* out[i*dim ..] = table[positions[i]*dim ..]; a position outside [0, max_positions) is invalid. */
+posenc_status posenc_learned_lookup(int64_t max_positions, int64_t dim, posenc_dtype dtype, const void* table,
+                                    int64_t n_positions, const int64_t* positions, void* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POSENC_PLUGIN_H */

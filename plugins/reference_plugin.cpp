@@ -1,0 +1,168 @@
+// The posenc reference exposed through the C ABI (libposenc_reference_plugin.so): every entry
+// point, every format, correctly rounded. `posenc conform --impl` on it must give the same verdict
+// as the in-process reference.
+#include <cstring>
+#include <functional>
+
+#include "abi_params.hpp"
+#include "posenc/plugin.h"
+#include "posenc/reference/reference.hpp"
+
+namespace {
+
+using namespace posenc;
+
+std::size_t element_size(posenc_dtype t) { return t == POSENC_F64 ? 8 : t == POSENC_F32 ? 4 : 2; }
+
+bool valid_dtype(posenc_dtype t) { return t >= POSENC_F64 && t <= POSENC_F16; }
+
+void put(const Rounded& r, posenc_dtype t, void* out, std::size_t index) {
+  const std::uint64_t bits = r.bits_of(static_cast<Format>(t));
+  std::memcpy(static_cast<unsigned char*>(out) + index * element_size(t), &bits, element_size(t));
+}
+
+double get(const void* in, posenc_dtype t, std::size_t index) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, static_cast<const unsigned char*>(in) + index * element_size(t), element_size(t));
+  return to_double(static_cast<Format>(t), bits);
+}
+
+// Runs body; posenc's validation errors become POSENC_INVALID_PARAMETERS.
+posenc_status guarded(const std::function<void()>& body) {
+  try {
+    body();
+    return POSENC_OK;
+  } catch (const InvalidParameter&) {
+    return POSENC_INVALID_PARAMETERS;
+  } catch (...) {
+    return POSENC_UNSUPPORTED;
+  }
+}
+
+const posenc_plugin_info kInfo{POSENC_PLUGIN_ABI_VERSION, "posenc reference through the C ABI", "1",
+                               POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED};
+
+}  // namespace
+
+extern "C" {
+
+const posenc_plugin_info* posenc_plugin_query(void) { return &kInfo; }
+
+posenc_status posenc_rope_apply(const posenc_rope_params* a, posenc_dtype dtype, int64_t n_tokens, int64_t n_heads,
+                                const int64_t* positions, const void* x, int64_t x_token_stride, int64_t x_head_stride,
+                                void* y, int64_t y_token_stride, int64_t y_head_stride) {
+  if (!a || !valid_dtype(dtype) || n_tokens < 0 || n_heads < 0) return POSENC_INVALID_PARAMETERS;
+  return guarded([&] {
+    const RopeParams p = plugin::from_abi(*a);
+    validate(p);
+    const auto axes = static_cast<std::size_t>(p.position_axes());
+    const auto d = static_cast<std::size_t>(p.head_dim);
+    for (int64_t t = 0; t < n_tokens; ++t) {
+      std::span<const std::int64_t> pos(positions + static_cast<std::size_t>(t) * axes, axes);
+      for (int64_t h = 0; h < n_heads; ++h) {
+        std::vector<double> v(d);
+        const auto in = static_cast<std::size_t>(t * x_token_stride + h * x_head_stride);
+        for (std::size_t j = 0; j < d; ++j) v[j] = get(x, dtype, in + j);
+        const auto r = reference::rope_rotate(p, pos, v);
+        const auto at = static_cast<std::size_t>(t * y_token_stride + h * y_head_stride);
+        for (std::size_t j = 0; j < d; ++j) put(r[j], dtype, y, at + j);
+      }
+    }
+  });
+}
+
+posenc_status posenc_rope_table(const posenc_rope_params* a, posenc_dtype dtype, int64_t n_positions,
+                                const int64_t* positions, void* out) {
+  if (!a || !valid_dtype(dtype) || n_positions < 0) return POSENC_INVALID_PARAMETERS;
+  return guarded([&] {
+    const RopeParams p = plugin::from_abi(*a);
+    validate(p);
+    const auto axes = static_cast<std::size_t>(p.position_axes());
+    for (int64_t i = 0; i < n_positions; ++i) {
+      const auto row = reference::rope_table_row(p, {positions + static_cast<std::size_t>(i) * axes, axes});
+      for (std::size_t j = 0; j < row.size(); ++j) put(row[j], dtype, out, static_cast<std::size_t>(i) * row.size() + j);
+    }
+  });
+}
+
+posenc_status posenc_rope_frequencies(const posenc_rope_params* a, double* inv_freq, double* attention_factor) {
+  if (!a) return POSENC_INVALID_PARAMETERS;
+  return guarded([&] {
+    const auto f = reference::rope_frequencies(plugin::from_abi(*a));
+    for (std::size_t i = 0; i + 1 < f.size(); ++i) inv_freq[i] = f[i].f64();
+    *attention_factor = f.back().f64();
+  });
+}
+
+posenc_status posenc_sinusoidal_table(const posenc_sinusoidal_params* a, posenc_dtype dtype, int64_t n_positions,
+                                      const int64_t* positions, void* out) {
+  if (!a || !valid_dtype(dtype) || n_positions < 0) return POSENC_INVALID_PARAMETERS;
+  return guarded([&] {
+    const SinusoidalParams p = plugin::from_abi(*a);
+    for (int64_t i = 0; i < n_positions; ++i) {
+      const auto row = reference::sinusoidal_row(p, positions[i]);
+      for (std::size_t j = 0; j < row.size(); ++j) put(row[j], dtype, out, static_cast<std::size_t>(i) * row.size() + j);
+    }
+  });
+}
+
+posenc_status posenc_sinusoidal_embed(const posenc_sinusoidal_params* a, posenc_dtype dtype, int64_t n_positions,
+                                      const int64_t* positions, const void* x, void* out) {
+  if (!a || !valid_dtype(dtype) || n_positions < 0) return POSENC_INVALID_PARAMETERS;
+  return guarded([&] {
+    const SinusoidalParams p = plugin::from_abi(*a);
+    validate(p);
+    const auto d = static_cast<std::size_t>(p.d_model);
+    for (int64_t i = 0; i < n_positions; ++i) {
+      std::vector<double> v(d);
+      for (std::size_t j = 0; j < d; ++j) v[j] = get(x, dtype, static_cast<std::size_t>(i) * d + j);
+      const auto row = reference::sinusoidal_embed(p, positions[i], v);
+      for (std::size_t j = 0; j < d; ++j) put(row[j], dtype, out, static_cast<std::size_t>(i) * d + j);
+    }
+  });
+}
+
+posenc_status posenc_alibi_slopes(const posenc_alibi_params* a, posenc_dtype dtype, void* out) {
+  if (!a || !valid_dtype(dtype)) return POSENC_INVALID_PARAMETERS;
+  return guarded([&] {
+    const auto s = reference::alibi_slopes(plugin::from_abi(*a));
+    for (std::size_t h = 0; h < s.size(); ++h) put(s[h], dtype, out, h);
+  });
+}
+
+posenc_status posenc_alibi_bias(const posenc_alibi_params* a, posenc_dtype dtype, int64_t n_queries,
+                                const int64_t* query_positions, int64_t n_keys, const int64_t* key_positions,
+                                void* out) {
+  if (!a || !valid_dtype(dtype) || n_queries < 0 || n_keys < 0) return POSENC_INVALID_PARAMETERS;
+  return guarded([&] {
+    const AlibiParams p = plugin::from_abi(*a);
+    validate(p);
+    std::size_t k = 0;
+    for (int64_t h = 0; h < p.n_heads; ++h) {
+      for (int64_t i = 0; i < n_queries; ++i) {
+        for (int64_t j = 0; j < n_keys; ++j) put(reference::alibi_bias(p, h, query_positions[i], key_positions[j]), dtype, out, k++);
+      }
+    }
+  });
+}
+
+posenc_status posenc_learned_lookup(int64_t max_positions, int64_t dim, posenc_dtype dtype, const void* table,
+                                    int64_t n_positions, const int64_t* positions, void* out) {
+  if (!valid_dtype(dtype) || n_positions < 0) return POSENC_INVALID_PARAMETERS;
+  return guarded([&] {
+    const LearnedParams p{max_positions, dim};
+    validate(p);
+    for (int64_t i = 0; i < n_positions; ++i) validate_learned_position(p, positions[i]);
+    const auto d = static_cast<std::size_t>(dim);
+    for (int64_t i = 0; i < n_positions; ++i) {
+      for (std::size_t j = 0; j < d; ++j) {
+        const double v = get(table, dtype, static_cast<std::size_t>(positions[i]) * d + j);
+        std::uint64_t bits = *exact_bits(static_cast<Format>(dtype), v);
+        std::memcpy(static_cast<unsigned char*>(out) + (static_cast<std::size_t>(i) * d + j) * element_size(dtype), &bits,
+                    element_size(dtype));
+      }
+    }
+  });
+}
+
+}  // extern "C"
