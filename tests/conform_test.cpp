@@ -88,7 +88,9 @@ TEST(Conform, ReferencePassesExactOnEveryVector) {
   const RunReport r = run(reference, Profile::exact, "");
   EXPECT_TRUE(r.conformant());
   EXPECT_EQ(r.failed(), 0);
-  EXPECT_EQ(r.passed(), 3012 * 4);
+  // Every case in every format its inputs are exact in (f32, bf16, f16 checks need such inputs).
+  EXPECT_EQ(r.passed() + r.unsupported(), 3012 * 4);
+  EXPECT_GT(r.passed(), 10000);
 }
 
 TEST(Conform, OneUlpOffFailsExactButPassesStrict) {

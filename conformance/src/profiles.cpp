@@ -103,6 +103,8 @@ std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c
     out[j].exact = exact_value(c.expected.exact[j]);
     out[j].bits = c.expected.of(f)[j];
     out[j].scale = 1;
+    out[j].angle = out[j].log_freq = 0;
+    out[j].copied = false;
   }
   switch (g.type) {
     case CaseType::sinusoidal_row:
@@ -111,7 +113,9 @@ std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c
       const auto half = static_cast<std::size_t>(p.d_model / 2);
       for (std::size_t j = 0; j < out.size(); ++j) {
         const std::size_t pair = p.layout == SinusoidalLayout::interleaved ? j / 2 : j % half;
-        out[j].angle = std::fabs(static_cast<double>(c.position[0]) * sinusoidal_frequency(p, static_cast<std::int64_t>(pair)));
+        const double w = sinusoidal_frequency(p, static_cast<std::int64_t>(pair));
+        out[j].angle = std::fabs(static_cast<double>(c.position[0]) * w);
+        out[j].log_freq = std::fabs(std::log(w));
         if (g.type == CaseType::sinusoidal_embed) {
           out[j].scale = std::fabs(c.x[j]) * std::sqrt(static_cast<double>(p.d_model)) + 1;
         }
@@ -122,6 +126,7 @@ std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c
       const auto& p = std::get<SinusoidalParams>(g.params);
       out[0].scale = static_cast<double>(p.d_model) / 2;
       out[0].angle = std::fabs(static_cast<double>(c.position[0])) + std::fabs(static_cast<double>(c.position_b[0]));
+      out[0].log_freq = std::fabs(std::log(sinusoidal_frequency(p, p.d_model / 2 - 1)));
       break;
     }
     case CaseType::rope_frequencies:
@@ -141,10 +146,14 @@ std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c
         const auto axis = static_cast<std::size_t>(p.pair_axis(static_cast<std::int64_t>(i)));
         return std::fabs(static_cast<double>(c.position[axis]) * k.inv_freq[i]);
       };
+      auto log_freq = [&](std::size_t i) { return k.inv_freq[i] > 0 ? std::fabs(std::log(k.inv_freq[i])) : 0.0; };
+      double max_log_freq = 0;
+      for (std::size_t i = 0; i < pairs; ++i) max_log_freq = std::max(max_log_freq, log_freq(i));
       if (g.type == CaseType::rope_table) {
         for (std::size_t j = 0; j < out.size(); ++j) {
           out[j].scale = std::fabs(k.attention);
           out[j].angle = angle(j % pairs);
+          out[j].log_freq = log_freq(j % pairs);
         }
       } else if (g.type == CaseType::rope_rotate) {
         for (std::size_t j = 0; j < out.size(); ++j) {
@@ -159,12 +168,14 @@ std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c
             out[e].copied = false;
             out[e].scale = pair_norm;
             out[e].angle = angle(i);
+            out[e].log_freq = log_freq(i);
           }
         }
       } else {
         out[0].scale = k.attention * k.attention * norm(c.x) * norm(c.y);
         out[0].angle = (max_angle(p, k, c.position) + max_angle(p, k, c.position_b)) *
                        std::sqrt(static_cast<double>(p.head_dim));
+        out[0].log_freq = max_log_freq;
       }
       break;
     }
@@ -215,7 +226,8 @@ ElementError check_element(const VectorGroup& g, const ElementSpec& e, double y,
   } else if (t.profile == Profile::exact || e.copied || g.type == CaseType::learned_lookup) {
     r.pass = same_bits || zero_either_sign;
   } else {
-    r.bound = strict_bound(g) + (t.profile == Profile::standard ? 6 * e.angle : 0);
+    // standard: an angle formed in the working format, its frequency from exp/pow in that format.
+    r.bound = strict_bound(g) + (t.profile == Profile::standard ? (6 + 2 * e.log_freq) * e.angle : 0);
     r.pass = r.scaled <= r.bound;
   }
   return r;

@@ -18,6 +18,7 @@ struct ElementSpec {
   std::uint64_t bits;  // its correct rounding in the format
   double scale;        // natural scale s (SPEC §5)
   double angle;        // |t| of the element's rotation, 0 where there is none
+  double log_freq;     // |ln w| of the frequency behind that angle (0 where there is none)
   bool copied;         // an input copied unchanged: the sign of zero counts
 };
 
