@@ -3,11 +3,13 @@
 
 #include <fstream>
 #include <iostream>
+#include <functional>
 #include <memory>
 
 #include "commands.hpp"
 #include "numbers.hpp"
 #include "posenc/conformance/plugin_implementation.hpp"
+#include "posenc/conformance/results_implementation.hpp"
 #include "posenc/conformance/runner.hpp"
 
 namespace posenc::cli {
@@ -39,6 +41,51 @@ void write_text(const std::string& path, const std::string& text) {
   if (!out) throw Error("cannot write " + path);
 }
 
+// Options both `conform` and `verify` take.
+void add_judging_options(CLI::App* c, ConformOptions& o) {
+  c->add_option("--profile", o.profile, "exact, strict or standard (conformance/SPEC.md section 5)")
+      ->capture_default_str();
+  c->add_option("--bound", o.bound, "explicit bound in scaled units, replacing the profile's");
+  c->add_option("--vectors", o.vectors, "folder of golden vectors with its MANIFEST")->capture_default_str();
+  c->add_option("--filter", o.filter, "only vector files whose path contains this text");
+  c->add_option("--formats", o.formats, "output formats to check, e.g. f32,bf16 (default all four)");
+  c->add_option("--report", o.report, "write a JSON report to this file");
+  c->add_option("--junit", o.junit, "write JUnit XML to this file");
+}
+
+// Runs the implementation `make` builds with the options, prints and writes the reports.
+void judge(const ConformOptions& o, const std::function<std::unique_ptr<conformance::Implementation>()>& make,
+           int& status) {
+  conformance::RunOptions options;
+  options.vectors = o.vectors;
+  options.filter = o.filter;
+  options.tolerance.profile = conformance::parse_profile(o.profile);
+  if (o.bound) {
+    double b = parse_double("--bound", *o.bound);
+    if (!(b >= 0)) throw InvalidParameter("--bound", *o.bound, "a finite value >= 0");
+    options.tolerance.scaled_bound = b;
+  }
+  if (o.formats) {
+    options.formats.clear();
+    std::string text = *o.formats;
+    for (std::size_t start = 0;;) {
+      auto comma = text.find(',', start);
+      options.formats.push_back(parse_format(text.substr(start, comma - start)));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  auto impl = make();
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+  auto report = conformance::run_vectors(*impl, options, [&](std::size_t done, std::size_t total) {
+    if (terminal) std::cerr << "\r" << done << "/" << total << " vector files" << (done == total ? "\n" : "") << std::flush;
+  });
+  conformance::print_summary(std::cout, report);
+  if (o.report) write_text(*o.report, conformance::report_json(report));
+  if (o.junit) write_text(*o.junit, conformance::junit_xml(report));
+  status = report.conformant() ? 0 : 1;
+}
+
 }  // namespace
 
 void add_conform_command(CLI::App& app, int& status) {
@@ -47,45 +94,20 @@ void add_conform_command(CLI::App& app, int& status) {
   c->add_option("--impl", o->impl, "implementation under test: reference, or PATH.so (a plugin, posenc/plugin.h)")
       ->capture_default_str();
   c->add_option("--timeout", o->timeout, "seconds a plugin may take for one case")->capture_default_str();
-  c->add_option("--profile", o->profile, "exact, strict or standard (conformance/SPEC.md section 5)")
-      ->capture_default_str();
-  c->add_option("--bound", o->bound, "explicit bound in scaled units, replacing the profile's");
-  c->add_option("--vectors", o->vectors, "folder of golden vectors with its MANIFEST")->capture_default_str();
-  c->add_option("--filter", o->filter, "only vector files whose path contains this text");
-  c->add_option("--formats", o->formats, "output formats to check, e.g. f32,bf16 (default all four)");
-  c->add_option("--report", o->report, "write a JSON report to this file");
-  c->add_option("--junit", o->junit, "write JUnit XML to this file");
+  add_judging_options(c, *o);
   c->callback([o, &status] {
-    conformance::RunOptions options;
-    options.vectors = o->vectors;
-    options.filter = o->filter;
-    options.tolerance.profile = conformance::parse_profile(o->profile);
-    if (o->bound) {
-      double b = parse_double("--bound", *o->bound);
-      if (!(b >= 0)) throw InvalidParameter("--bound", *o->bound, "a finite value >= 0");
-      options.tolerance.scaled_bound = b;
-    }
-    if (o->formats) {
-      options.formats.clear();
-      std::string text = *o->formats;
-      for (std::size_t start = 0;;) {
-        auto comma = text.find(',', start);
-        options.formats.push_back(parse_format(text.substr(start, comma - start)));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-    }
     const double timeout = parse_double("--timeout", o->timeout);
     if (!(timeout > 0)) throw InvalidParameter("--timeout", o->timeout, "a number of seconds > 0");
-    auto impl = make_implementation(o->impl, timeout);
-    const bool terminal = isatty(STDERR_FILENO) != 0;
-    auto report = conformance::run_vectors(*impl, options, [&](std::size_t done, std::size_t total) {
-      if (terminal) std::cerr << "\r" << done << "/" << total << " vector files" << (done == total ? "\n" : "") << std::flush;
-    });
-    conformance::print_summary(std::cout, report);
-    if (o->report) write_text(*o->report, conformance::report_json(report));
-    if (o->junit) write_text(*o->junit, conformance::junit_xml(report));
-    status = report.conformant() ? 0 : 1;
+    judge(*o, [&] { return make_implementation(o->impl, timeout); }, status);
+  });
+
+  auto v = std::make_shared<ConformOptions>();
+  auto results = std::make_shared<std::string>();
+  CLI::App* r = app.add_subcommand("verify", "check outputs written by code in any language (SPEC.md section 7)");
+  r->add_option("--results", *results, "results file")->required();
+  add_judging_options(r, *v);
+  r->callback([v, results, &status] {
+    judge(*v, [&] { return std::make_unique<conformance::ResultsImplementation>(*results); }, status);
   });
 }
 

@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   libssl-dev          # SHA-256 of the vector files (vectors/MANIFEST)
   python3-jsonschema  # validates the vector files against vectors/schema in the tests
+  python3-numpy       # the seed 003 numpy RoPE example (examples/python) that writes a results file
 )
 
 missing=()

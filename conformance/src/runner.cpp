@@ -162,6 +162,7 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
     }
     FileResult r;
     r.path = m.path;
+    impl.begin_file(m.path);
     for (const auto& g : file.groups) {
       for (const auto& c : g.tests) {
         // A case is put in format F only when its inputs are F values: an implementation that

@@ -29,6 +29,8 @@ class Implementation {
  public:
   virtual ~Implementation() = default;
   virtual std::string name() const = 0;
+  // Called before the cases of each vector file (path below the vectors folder).
+  virtual void begin_file(const std::string& path) { (void)path; }
   // One outcome per requested output format, in order.
   virtual std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) = 0;
 };
