@@ -3,7 +3,6 @@
 // malformed file is refused with an error naming the file, the tcId and the field.
 #include <gtest/gtest.h>
 
-#include <regex>
 
 #include "posenc/conformance/evaluate.hpp"
 #include "posenc/conformance/manifest.hpp"
@@ -75,12 +74,12 @@ TEST(Vectors, EveryUsedFlagIsExplained) {
 // A small valid file to corrupt.
 std::string sample() { return read(kVectors / "alibi/invalid.json"); }
 
-void expect_refused(const std::string& text, const std::string& message_pattern) {
+void expect_refused(const std::string& text, const std::string& message_part) {
   try {
     parse_vector_file(text, "vectors/alibi/invalid.json");
-    ADD_FAILURE() << "accepted; expected: " << message_pattern;
+    ADD_FAILURE() << "accepted; expected: " << message_part;
   } catch (const VectorFileError& e) {
-    EXPECT_TRUE(std::regex_search(e.what(), std::regex(message_pattern))) << e.what();
+    EXPECT_NE(std::string(e.what()).find(message_part), std::string::npos) << e.what();
   }
 }
 
@@ -93,7 +92,7 @@ std::string replace(std::string text, const std::string& from, const std::string
 TEST(Vectors, MalformedFilesAreRefusedWithFileTcIdAndField) {
   const std::string ok = sample();
   ASSERT_NO_THROW(parse_vector_file(ok, "x"));
-  expect_refused(ok.substr(0, ok.size() / 2), "^vectors/alibi/invalid.json: not valid JSON");
+  expect_refused(ok.substr(0, ok.size() / 2), "vectors/alibi/invalid.json: not valid JSON");
   expect_refused(replace(ok, "\"tcId\": 2,", "\"tcId\": 1,"), "tcId 1: field 'tcId': duplicate tcId");
   expect_refused(replace(ok, "\"numberOfTests\": 5", "\"numberOfTests\": 6"),
                  "field 'numberOfTests': declares 6 tests, the file has 5");
@@ -103,9 +102,9 @@ TEST(Vectors, MalformedFilesAreRefusedWithFileTcIdAndField) {
   expect_refused(replace(ok, "\"queryPosition\": \"3\"", "\"queryPosition\": \"3.5\""),
                  "tcId 2: field 'queryPosition': expected a decimal integer string");
   expect_refused(replace(ok, "\"mode\": \"causal\"", "\"mode\": \"bidirectional\""),
-                 "field 'testGroups\\[0\\].params.mode': invalid alibi.mode = 'bidirectional'");
+                 "field 'testGroups[0].params.mode': invalid alibi.mode = 'bidirectional'");
   expect_refused(replace(ok, "\"type\": \"alibi_slopes\"", "\"type\": \"rope_table\""),
-                 "field 'testGroups\\[0\\].type': 'rope_table' is not a alibi type");
+                 "field 'testGroups[0].type': 'rope_table' is not a alibi type");
   expect_refused(replace(ok, "\"result\": \"invalid\"", "\"result\": \"maybe\""),
                  "tcId 1: field 'result': expected 'valid' or 'invalid'");
   expect_refused(replace(ok, "\"head\": 8,", "\"head\": 8, \"tolerance\": 1,"), "tcId 2: field 'tolerance': unknown field");
@@ -116,9 +115,9 @@ TEST(Vectors, MalformedExpectedValuesAreRefused) {
   const std::string ok = read(kVectors / "alibi/slopes.json");
   // The slope of a single head is 2^-8.
   expect_refused(replace(ok, "\"f32\": [\n       \"0x1p-8\"", "\"f32\": [\n       \"0.00390625\""),
-                 "tcId 1: field 'expected.f32\\[0\\]': expected a C99 hex float string");
+                 "tcId 1: field 'expected.f32[0]': expected a C99 hex float string");
   expect_refused(replace(ok, "\"bf16\": [\n       \"0x1p-8\"", "\"bf16\": [\n       \"0x1.001p-8\""),
-                 "tcId 1: field 'expected.bf16\\[0\\]': '0x1.001p-8' is not exactly representable in bf16");
+                 "tcId 1: field 'expected.bf16[0]': '0x1.001p-8' is not exactly representable in bf16");
   expect_refused(replace(ok, "\"f16\": [\n       \"0x1p-8\"\n      ]", "\"f16\": [\n       \"0x1p-8\", \"0x1p-8\"\n      ]"),
                  "tcId 1: field 'expected.f16': has 2 values, 'exact' has 1");
 }
