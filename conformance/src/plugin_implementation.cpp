@@ -131,7 +131,7 @@ class Call {
   }
   const int64_t* positions(const std::vector<std::int64_t>& values) {
     auto& b = buffers_.emplace_back(std::make_unique<GuardedBuffer>(std::max<std::size_t>(values.size(), 1) * 8));
-    std::memcpy(b->data(), values.data(), values.size() * 8);
+    if (!values.empty()) std::memcpy(b->data(), values.data(), values.size() * 8);
     inputs_.push_back({b.get(), std::vector<unsigned char>(static_cast<unsigned char*>(b->data()),
                                                            static_cast<unsigned char*>(b->data()) + b->bytes())});
     return static_cast<const int64_t*>(b->data());
@@ -345,6 +345,7 @@ Outcome call_plugin(void* lib, const VectorGroup& g, const VectorCase& c, Format
 // ---- Pipe protocol between the child and the parent. ----
 
 void write_all(int fd, const void* data, std::size_t n) {
+  if (n == 0) return;
   const auto* p = static_cast<const char*>(data);
   while (n > 0) {
     ssize_t w = write(fd, p, n);
@@ -377,6 +378,7 @@ class Reader {
   }
   bool get_bytes(void* out, std::size_t n) {
     if (at_ + n > bytes_.size()) return false;
+    if (n == 0) return true;  // out may be the null data() of an empty vector
     std::memcpy(out, bytes_.data() + at_, n);
     at_ += n;
     return true;
