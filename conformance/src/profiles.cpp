@@ -86,8 +86,6 @@ Profile parse_profile(std::string_view s) {
   throw InvalidParameter("--profile", "'" + std::string(s) + "'", "one of exact, strict, standard");
 }
 
-double unit_roundoff_of(Format f) { return unit_roundoff(f); }
-
 long double ulp_of(Format f, long double v) {
   const FormatSpec s = spec(f);
   const long double smallest = std::ldexp(1.0L, s.min_quantum());

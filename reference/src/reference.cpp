@@ -17,8 +17,6 @@ std::vector<Rounded> dispatch(Backend b, Call&& call) {
 
 }  // namespace
 
-std::string_view to_string(Backend b) { return b == Backend::mpfr ? "mpfr" : "cpp_bin_float"; }
-
 std::vector<Rounded> sinusoidal_row(const SinusoidalParams& p, std::int64_t position, Backend b) {
   validate(p);
   validate_sinusoidal_position(position);

@@ -41,7 +41,6 @@ struct Tolerance {
 
 ElementError check_element(const VectorGroup& g, const ElementSpec& e, double y, Format f, const Tolerance& t);
 
-double unit_roundoff_of(Format f);
 // Spacing of format f at |v| (the smallest subnormal at 0).
 long double ulp_of(Format f, long double v);
 

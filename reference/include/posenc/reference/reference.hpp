@@ -4,7 +4,6 @@
 // within the precision cap throws Uncertifiable.
 #include <cstdint>
 #include <span>
-#include <string_view>
 #include <vector>
 
 #include "posenc/params.hpp"
@@ -15,8 +14,6 @@ namespace posenc::reference {
 // mpfr: the golden backend (correctly rounded elementary functions).
 // cpp_bin_float: Boost's independent header-only implementation, for cross-checking.
 enum class Backend { mpfr, cpp_bin_float };
-
-std::string_view to_string(Backend b);
 
 // d_model values of PE(position), in the params' layout.
 std::vector<Rounded> sinusoidal_row(const SinusoidalParams& p, std::int64_t position,
