@@ -25,6 +25,8 @@ struct ConformOptions {
   std::optional<std::string> report;
   std::optional<std::string> junit;
   std::string timeout = "10";
+  std::string seed = "1";
+  std::string property_cases = "100";
 };
 
 std::unique_ptr<conformance::Implementation> make_implementation(const std::string& name, double timeout) {
@@ -55,7 +57,7 @@ void add_judging_options(CLI::App* c, ConformOptions& o) {
 
 // Runs the implementation `make` builds with the options, prints and writes the reports.
 void judge(const ConformOptions& o, const std::function<std::unique_ptr<conformance::Implementation>()>& make,
-           int& status) {
+           int& status, bool properties) {
   conformance::RunOptions options;
   options.vectors = o.vectors;
   options.filter = o.filter;
@@ -80,6 +82,16 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   auto report = conformance::run_vectors(*impl, options, [&](std::size_t done, std::size_t total) {
     if (terminal) std::cerr << "\r" << done << "/" << total << " vector files" << (done == total ? "\n" : "") << std::flush;
   });
+  if (properties) {
+    conformance::PropertyOptions p;
+    p.tolerance = options.tolerance;
+    const auto seed = parse_int64("--seed", o.seed);
+    if (seed < 0) throw InvalidParameter("--seed", o.seed, "an integer >= 0");
+    p.seed = static_cast<std::uint64_t>(seed);
+    p.cases = static_cast<int>(parse_int64("--property-cases", o.property_cases));
+    if (p.cases < 0 || p.cases > 1000000) throw InvalidParameter("--property-cases", o.property_cases, "an integer in [0, 1000000]");
+    if (p.cases > 0) report.properties = conformance::run_properties(*impl, p);
+  }
   conformance::print_summary(std::cout, report);
   if (o.report) write_text(*o.report, conformance::report_json(report));
   if (o.junit) write_text(*o.junit, conformance::junit_xml(report));
@@ -94,11 +106,14 @@ void add_conform_command(CLI::App& app, int& status) {
   c->add_option("--impl", o->impl, "implementation under test: reference, or PATH.so (a plugin, posenc/plugin.h)")
       ->capture_default_str();
   c->add_option("--timeout", o->timeout, "seconds a plugin may take for one case")->capture_default_str();
+  c->add_option("--seed", o->seed, "seed of the property-based checks (replays a counterexample)")->capture_default_str();
+  c->add_option("--property-cases", o->property_cases, "cases per property (0: skip the properties)")
+      ->capture_default_str();
   add_judging_options(c, *o);
   c->callback([o, &status] {
     const double timeout = parse_double("--timeout", o->timeout);
     if (!(timeout > 0)) throw InvalidParameter("--timeout", o->timeout, "a number of seconds > 0");
-    judge(*o, [&] { return make_implementation(o->impl, timeout); }, status);
+    judge(*o, [&] { return make_implementation(o->impl, timeout); }, status, true);
   });
 
   auto v = std::make_shared<ConformOptions>();
@@ -107,7 +122,7 @@ void add_conform_command(CLI::App& app, int& status) {
   r->add_option("--results", *results, "results file")->required();
   add_judging_options(r, *v);
   r->callback([v, results, &status] {
-    judge(*v, [&] { return std::make_unique<conformance::ResultsImplementation>(*results); }, status);
+    judge(*v, [&] { return std::make_unique<conformance::ResultsImplementation>(*results); }, status, false);
   });
 }
 

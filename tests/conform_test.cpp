@@ -250,6 +250,23 @@ TEST(Conform, IterativeThetaAndBf16AnglesAreRejected) {
   expect_rejected(bf16, Profile::standard, "rope/none", "scaled error");
 }
 
+TEST(Conform, PropertiesHoldForTheReferenceAndCatchAnOffByOne) {
+  ReferenceImplementation reference;
+  PropertyOptions o;
+  o.cases = 50;
+  for (const auto& p : run_properties(reference, o)) EXPECT_EQ(p.status, "passed") << p.name << ": " << p.counterexample;
+  Mutant off_by_one("positions off by one", [](const VectorGroup& g, const VectorCase& c, Format f) {
+    VectorCase shifted = c;
+    for (auto& p : shifted.position) p += 1;
+    return reference_with(g, shifted, f);
+  });
+  bool zero_rotation_failed = false;
+  for (const auto& p : run_properties(off_by_one, o)) {
+    if (p.name.rfind("rope_zero_rotation", 0) == 0) zero_rotation_failed = p.status == "failed";
+  }
+  EXPECT_TRUE(zero_rotation_failed);
+}
+
 TEST(Conform, TamperedVectorsAreRefused) {
   const auto dir = std::filesystem::temp_directory_path() / "posenc_tampered_vectors";
   std::filesystem::remove_all(dir);

@@ -60,6 +60,12 @@ check "mutant: tensor2tensor frequencies as paper" 1 "scaled error" --impl "${p}
 check "mutant: ALiBi slopes as if a power of two" 1 "scaled error" --impl "${p}_alibi_pow2.so" --profile standard --filter alibi/slopes
 check "mutant: learned table clamps" 1 "accepted invalid parameters (expected an error on learned.position)" --impl "${p}_clamp_learned.so" --profile standard --filter learned
 
+check "property: off by one breaks the zero-rotation identity" 1 "failed          0 cases  rope_zero_rotation" --impl "${p}_off_by_one.so" --profile standard --filter alibi/slopes
+check "property: shrunk counterexample with its replay seed" 1 "head_dim 2, rotary_dim 2" --impl "${p}_off_by_one.so" --profile standard --filter alibi/slopes --seed 7
+check "property: a rotated tail breaks passthrough" 1 "rope_partial_passthrough" --impl "${p}_rotate_tail.so" --profile standard --filter alibi/slopes
+check "property: clamping breaks out-of-range refusal" 1 "failed          0 cases  learned_out_of_range" --impl "${p}_clamp_learned.so" --profile standard --filter alibi/slopes
+check "property: binary64 angles break distance-only logits under strict" 1 "rope_distance_only" --impl "${p}_double.so" --profile strict --filter alibi/slopes
+
 check "hostile: abort" 1 "crashed with signal 6" --impl "${p}_crash.so" --filter rope/partial --formats f64
 check "hostile: never returns" 1 "did not return within" --impl "${p}_hang.so" --filter rope/partial --formats f64 --timeout 0.3
 check "hostile: exit(0) mid-call" 1 "ended without answering" --impl "${p}_exit.so" --filter rope/partial --formats f64

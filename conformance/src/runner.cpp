@@ -129,6 +129,13 @@ std::int64_t RunReport::unsupported() const {
   return n;
 }
 
+bool RunReport::conformant() const {
+  for (const auto& p : properties) {
+    if (p.status == "failed") return false;
+  }
+  return failed() == 0 && passed() > 0;
+}
+
 RunReport run_vectors(Implementation& impl, const RunOptions& options,
                       const std::function<void(std::size_t, std::size_t)>& progress) {
   RunReport report;
@@ -205,6 +212,12 @@ void print_summary(std::ostream& out, const RunReport& report) {
     out << "\n";
     for (const auto& why : f.failures) out << "    FAIL " << why << "\n";
   }
+  if (!report.properties.empty()) out << "\nproperties\n";
+  for (const auto& p : report.properties) {
+    out << "  " << std::left << std::setw(12) << p.status << std::right << std::setw(5) << p.cases << " cases  " << p.name
+        << "\n";
+    if (!p.counterexample.empty()) out << "      counterexample: " << p.counterexample << "\n";
+  }
   out << "\n" << report.passed() << " passed, " << report.failed() << " failed, " << report.unsupported()
       << " unsupported\n";
   out << (report.conformant() ? "CONFORMANT" : "NOT CONFORMANT") << "\n";
@@ -228,6 +241,10 @@ std::string report_json(const RunReport& report) {
                            {"failures", f.failures}});
   }
   j["properties"] = nlohmann::ordered_json::array();
+  for (const auto& p : report.properties) {
+    j["properties"].push_back(
+        {{"name", p.name}, {"status", p.status}, {"cases", p.cases}, {"counterexample", p.counterexample}});
+  }
   return j.dump(2) + "\n";
 }
 

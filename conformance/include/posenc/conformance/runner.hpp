@@ -8,6 +8,7 @@
 
 #include "posenc/conformance/implementation.hpp"
 #include "posenc/conformance/profiles.hpp"
+#include "posenc/conformance/properties.hpp"
 
 namespace posenc::conformance {
 
@@ -36,10 +37,11 @@ struct RunReport {
   std::string implementation;
   Tolerance tolerance;
   std::vector<FileResult> files;
+  std::vector<PropertyResult> properties;
   std::int64_t passed() const;
   std::int64_t failed() const;
   std::int64_t unsupported() const;
-  bool conformant() const { return failed() == 0 && passed() > 0; }
+  bool conformant() const;
 };
 
 // Checks MANIFEST first: a file missing from it, or whose hash differs, is refused
