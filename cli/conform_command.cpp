@@ -69,13 +69,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   }
   if (o.formats) {
     options.formats.clear();
-    std::string text = *o.formats;
-    for (std::size_t start = 0;;) {
-      auto comma = text.find(',', start);
-      options.formats.push_back(parse_format(text.substr(start, comma - start)));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+    for (auto part : split_list(*o.formats)) options.formats.push_back(parse_format(part));
   }
   auto impl = make();
   const bool terminal = isatty(STDERR_FILENO) != 0;

@@ -14,7 +14,9 @@ namespace {
   throw InvalidParameter(std::string(option), "'" + std::string(text) + "'", std::string(expected));
 }
 
-std::vector<std::string_view> split(std::string_view text) {
+}  // namespace
+
+std::vector<std::string_view> split_list(std::string_view text) {
   std::vector<std::string_view> parts;
   std::size_t start = 0;
   while (true) {
@@ -25,8 +27,6 @@ std::vector<std::string_view> split(std::string_view text) {
   }
   return parts;
 }
-
-}  // namespace
 
 double parse_double(std::string_view option, std::string_view text) {
   constexpr std::string_view expected = "a finite decimal or C99 hex float (e.g. 0.5, 0x1p-1)";
@@ -61,13 +61,13 @@ bool parse_bool(std::string_view option, std::string_view text) {
 
 std::vector<double> parse_double_list(std::string_view option, std::string_view text) {
   std::vector<double> out;
-  for (auto part : split(text)) out.push_back(parse_double(option, part));
+  for (auto part : split_list(text)) out.push_back(parse_double(option, part));
   return out;
 }
 
 std::vector<std::int64_t> parse_int64_list(std::string_view option, std::string_view text) {
   std::vector<std::int64_t> out;
-  for (auto part : split(text)) out.push_back(parse_int64(option, part));
+  for (auto part : split_list(text)) out.push_back(parse_int64(option, part));
   return out;
 }
 

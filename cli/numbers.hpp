@@ -15,5 +15,7 @@ std::int64_t parse_int64(std::string_view option, std::string_view text);
 bool parse_bool(std::string_view option, std::string_view text);
 std::vector<double> parse_double_list(std::string_view option, std::string_view text);
 std::vector<std::int64_t> parse_int64_list(std::string_view option, std::string_view text);
+// The comma-separated parts of text ("a,b" -> "a", "b"; "" -> one empty part).
+std::vector<std::string_view> split_list(std::string_view text);
 
 }  // namespace posenc::cli

@@ -36,7 +36,7 @@ struct Entry {
   using Learned = posenc_status (*)(int64_t, int64_t, posenc_dtype, const void*, int64_t, const int64_t*, void*);
 };
 
-std::size_t element_size(Format f) { return f == Format::f64 ? 8 : f == Format::f32 ? 4 : 2; }
+std::size_t element_size(Format f) { return static_cast<std::size_t>(spec(f).width) / 8; }
 
 // Stores doubles in format f; nothing if some value is not exactly representable there.
 bool store(const std::vector<double>& values, Format f, void* out) {
@@ -123,25 +123,21 @@ posenc_alibi_params to_abi(const AlibiParams& p) { return {p.n_heads, p.mode == 
 class Call {
  public:
   void* input(const std::vector<double>& values, Format f, bool& representable) {
-    auto& b = buffers_.emplace_back(std::make_unique<GuardedBuffer>(std::max<std::size_t>(values.size(), 1) * element_size(f)));
-    representable = representable && store(values, f, b->data());
-    inputs_.push_back({b.get(), std::vector<unsigned char>(static_cast<unsigned char*>(b->data()),
-                                                           static_cast<unsigned char*>(b->data()) + b->bytes())});
-    return b->data();
+    GuardedBuffer& b = add(values.size() * element_size(f));
+    representable = representable && store(values, f, b.data());
+    return snapshot(b);
   }
   const int64_t* positions(const std::vector<std::int64_t>& values) {
-    auto& b = buffers_.emplace_back(std::make_unique<GuardedBuffer>(std::max<std::size_t>(values.size(), 1) * 8));
-    if (!values.empty()) std::memcpy(b->data(), values.data(), values.size() * 8);
-    inputs_.push_back({b.get(), std::vector<unsigned char>(static_cast<unsigned char*>(b->data()),
-                                                           static_cast<unsigned char*>(b->data()) + b->bytes())});
-    return static_cast<const int64_t*>(b->data());
+    GuardedBuffer& b = add(values.size() * 8);
+    if (!values.empty()) std::memcpy(b.data(), values.data(), values.size() * 8);
+    return static_cast<const int64_t*>(snapshot(b));
   }
   void* output(std::size_t n, Format f) {
-    auto& b = buffers_.emplace_back(std::make_unique<GuardedBuffer>(std::max<std::size_t>(n, 1) * element_size(f)));
+    GuardedBuffer& b = add(n * element_size(f));
     // All-ones bytes are a NaN in every format: an output never written fails the comparison.
-    std::memset(b->data(), 0xff, b->bytes());
-    outputs_.push_back(b.get());
-    return b->data();
+    std::memset(b.data(), 0xff, b.bytes());
+    outputs_.push_back(&b);
+    return b.data();
   }
   // Empty when every buffer is as it should be, else what went wrong.
   std::string damage() const {
@@ -156,6 +152,15 @@ class Call {
   }
 
  private:
+  GuardedBuffer& add(std::size_t bytes) {
+    return *buffers_.emplace_back(std::make_unique<GuardedBuffer>(std::max<std::size_t>(bytes, 1)));
+  }
+  // Remembers an input's bytes so that damage() can tell whether the call changed them.
+  void* snapshot(GuardedBuffer& b) {
+    const auto* bytes = static_cast<const unsigned char*>(b.data());
+    inputs_.push_back({&b, std::vector<unsigned char>(bytes, bytes + b.bytes())});
+    return b.data();
+  }
   std::vector<std::unique_ptr<GuardedBuffer>> buffers_;
   std::vector<std::pair<GuardedBuffer*, std::vector<unsigned char>>> inputs_;
   std::vector<GuardedBuffer*> outputs_;

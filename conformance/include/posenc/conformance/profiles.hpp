@@ -12,10 +12,9 @@ enum class Profile { exact, strict, standard };
 std::string_view to_string(Profile p);
 Profile parse_profile(std::string_view s);
 
-// What the checker knows of one expected element.
+// What the checker knows of one expected element, whatever the output format.
 struct ElementSpec {
   long double exact;   // the exact value (from the 41-digit decimal)
-  std::uint64_t bits;  // its correct rounding in the format
   double scale;        // natural scale s (SPEC §5)
   double angle;        // |t| of the element's rotation, 0 where there is none
   double log_freq;     // |ln w| of the frequency behind that angle (0 where there is none)
@@ -24,7 +23,7 @@ struct ElementSpec {
 
 // The elements of a valid case, from the group, the case and (for RoPE's attention factor and
 // frequencies) the vector's own rope_frequencies-style knowledge computed by the reference.
-std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c, Format f);
+std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c);
 
 struct ElementError {
   double scaled = 0;  // |y - y*| / (u s)
@@ -39,7 +38,9 @@ struct Tolerance {
   std::optional<double> scaled_bound;
 };
 
-ElementError check_element(const VectorGroup& g, const ElementSpec& e, double y, Format f, const Tolerance& t);
+// expected_bits: the element's correct rounding in f (the vector's expected value).
+ElementError check_element(const VectorGroup& g, const ElementSpec& e, std::uint64_t expected_bits, double y, Format f,
+                           const Tolerance& t);
 
 // Spacing of format f at |v| (the smallest subnormal at 0).
 long double ulp_of(Format f, long double v);
