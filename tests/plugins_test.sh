@@ -20,12 +20,14 @@ check() {  # description, expected exit status, expected text, conform arguments
   fi
 }
 
+# (Mutant and hostile checks below skip the property checks, --property-cases 0, to keep the test
+# short; the "property:" checks run them.)
 # Same verdict and the same per-file errors as the in-process reference. (Through the ABI the
 # suite forms dot products itself from the plugin's rotated q and k, so files with logits can
 # differ in their worst error; everything else must be identical.)
 for filter in sinusoidal/paper sinusoidal/tensor2tensor alibi/slopes alibi/bias learned; do
-  in_process=$("$posenc" conform --impl reference --profile exact --filter "$filter" | grep -v '^implementation:')
-  through_abi=$("$posenc" conform --impl "$reference_plugin" --profile exact --filter "$filter" | grep -v '^implementation:')
+  in_process=$("$posenc" conform --impl reference --profile exact --filter "$filter" --property-cases 0 | grep -v '^implementation:')
+  through_abi=$("$posenc" conform --impl "$reference_plugin" --profile exact --filter "$filter" --property-cases 0 | grep -v '^implementation:')
   if [ "$in_process" = "$through_abi" ]; then
     echo "ok: reference plugin reports exactly what the in-process reference reports on $filter"; passed=$((passed + 1))
   else
@@ -48,31 +50,36 @@ fi
 
 p="$plugins/posenc_test_plugin"
 check "binary64 plugin passes standard" 0 "CONFORMANT" --impl "${p}_double.so" --profile standard
-check "binary64 plugin is not exact" 1 "NOT CONFORMANT" --impl "${p}_double.so" --profile exact --filter rope/none
+check "binary64 plugin is not exact" 1 "NOT CONFORMANT" --impl "${p}_double.so" --profile exact --filter rope/none --property-cases 0
 
-check "mutant: layouts swapped" 1 "scaled error" --impl "${p}_swap_layout.so" --profile standard --filter rope/none
-check "mutant: HF-style binary32 angle fails strict" 1 "position=16777217" --impl "${p}_float_angle.so" --profile strict --filter rope/none --formats f32
-check "mutant: llama.cpp-style iterative theta" 1 "scaled error" --impl "${p}_iterative_theta.so" --profile strict --filter rope/none --formats f32
-check "mutant: angles in bf16" 1 "scaled error" --impl "${p}_bf16_angle.so" --profile standard --filter rope/none
-check "mutant: positions off by one" 1 "scaled error" --impl "${p}_off_by_one.so" --profile standard --filter rope/none
-check "mutant: partial rotary rotates the tail" 1 "scaled error" --impl "${p}_rotate_tail.so" --profile standard --filter rope/partial
-check "mutant: tensor2tensor frequencies as paper" 1 "scaled error" --impl "${p}_t2t_as_paper.so" --profile standard --filter sinusoidal/paper
-check "mutant: ALiBi slopes as if a power of two" 1 "scaled error" --impl "${p}_alibi_pow2.so" --profile standard --filter alibi/slopes
-check "mutant: learned table clamps" 1 "accepted invalid parameters (expected an error on learned.position)" --impl "${p}_clamp_learned.so" --profile standard --filter learned
+check "mutant: layouts swapped" 1 "scaled error" --impl "${p}_swap_layout.so" --profile standard --filter rope/none --property-cases 0
+check "mutant: HF-style binary32 angle fails strict" 1 "position=16777217" --impl "${p}_float_angle.so" --profile strict --filter rope/none --formats f32 --property-cases 0
+check "mutant: llama.cpp-style iterative theta" 1 "scaled error" --impl "${p}_iterative_theta.so" --profile strict --filter rope/none --formats f32 --property-cases 0
+check "mutant: angles in bf16" 1 "scaled error" --impl "${p}_bf16_angle.so" --profile standard --filter rope/none --property-cases 0
+check "mutant: positions off by one" 1 "scaled error" --impl "${p}_off_by_one.so" --profile standard --filter rope/none --property-cases 0
+check "mutant: partial rotary rotates the tail" 1 "scaled error" --impl "${p}_rotate_tail.so" --profile standard --filter rope/partial --property-cases 0
+check "mutant: tensor2tensor frequencies as paper" 1 "scaled error" --impl "${p}_t2t_as_paper.so" --profile standard --filter sinusoidal/paper --property-cases 0
+check "mutant: ALiBi slopes as if a power of two" 1 "scaled error" --impl "${p}_alibi_pow2.so" --profile standard --filter alibi/slopes --property-cases 0
+check "mutant: YaRN without its attention factor" 1 "scaled error" --impl "${p}_yarn_no_attention.so" --profile standard --filter rope/yarn --property-cases 0
+check "mutant: learned table clamps" 1 "accepted invalid parameters (expected an error on learned.position)" --impl "${p}_clamp_learned.so" --profile standard --filter learned --property-cases 0
 
 check "property: off by one breaks the zero-rotation identity" 1 "failed          0 cases  rope_zero_rotation" --impl "${p}_off_by_one.so" --profile standard --filter alibi/slopes
-check "property: shrunk counterexample with its replay seed" 1 "head_dim 2, rotary_dim 2" --impl "${p}_off_by_one.so" --profile standard --filter alibi/slopes --seed 7
+check "property: shrunk counterexample with its replay seed" 1 "head_dim=2 rotary_dim=2" --impl "${p}_off_by_one.so" --profile standard --filter alibi/slopes --seed 7
 check "property: a rotated tail breaks passthrough" 1 "rope_partial_passthrough" --impl "${p}_rotate_tail.so" --profile standard --filter alibi/slopes
 check "property: clamping breaks out-of-range refusal" 1 "failed          0 cases  learned_out_of_range" --impl "${p}_clamp_learned.so" --profile standard --filter alibi/slopes
+check "property: swapped layouts break the layout permutation" 1 "half-layout element" --impl "${p}_swap_layout.so" --profile standard --filter alibi/slopes
+check "property: tensor2tensor frequencies break shift-linearity" 1 "rotated by" --impl "${p}_t2t_as_paper.so" --profile standard --filter alibi/slopes
+check "property: power-of-two ALiBi slopes fail the differential check" 1 " heads, " --impl "${p}_alibi_pow2.so" --profile standard --filter learned
+check "property: a missing YaRN attention factor fails the differential check" 1 "scaling=yarn" --impl "${p}_yarn_no_attention.so" --profile standard --filter learned
 check "property: binary64 angles break distance-only logits under strict" 1 "rope_distance_only" --impl "${p}_double.so" --profile strict --filter alibi/slopes
 
-check "hostile: abort" 1 "crashed with signal 6" --impl "${p}_crash.so" --filter rope/partial --formats f64
-check "hostile: never returns" 1 "did not return within" --impl "${p}_hang.so" --filter rope/partial --formats f64 --timeout 0.3
-check "hostile: exit(0) mid-call" 1 "ended without answering" --impl "${p}_exit.so" --filter rope/partial --formats f64
-check "hostile: garbage status" 1 "returned an unknown status 42" --impl "${p}_bad_status.so" --filter rope/partial --formats f64
-check "hostile: success without output" 1 "nan, expected" --impl "${p}_no_output.so" --filter rope/partial --formats f64
-check "hostile: writes past its output" 1 "crashed with signal 11" --impl "${p}_write_past.so" --filter rope/partial --formats f64
-check "hostile: writes into its input" 1 "modified its input" --impl "${p}_write_input.so" --filter rope/partial --formats f64
+check "hostile: abort" 1 "crashed with signal 6" --impl "${p}_crash.so" --filter rope/partial --formats f64 --property-cases 0
+check "hostile: never returns" 1 "did not return within" --impl "${p}_hang.so" --filter rope/partial --formats f64 --timeout 0.3 --property-cases 0
+check "hostile: exit(0) mid-call" 1 "ended without answering" --impl "${p}_exit.so" --filter rope/partial --formats f64 --property-cases 0
+check "hostile: garbage status" 1 "returned an unknown status 42" --impl "${p}_bad_status.so" --filter rope/partial --formats f64 --property-cases 0
+check "hostile: success without output" 1 "nan, expected" --impl "${p}_no_output.so" --filter rope/partial --formats f64 --property-cases 0
+check "hostile: writes past its output" 1 "crashed with signal 11" --impl "${p}_write_past.so" --filter rope/partial --formats f64 --property-cases 0
+check "hostile: writes into its input" 1 "modified its input" --impl "${p}_write_input.so" --filter rope/partial --formats f64 --property-cases 0
 check "not a plugin" 2 "cannot load" --impl /etc/hostname.so
 
 echo "$passed passed, $failed failed"

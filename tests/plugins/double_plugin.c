@@ -1,5 +1,5 @@
 /* A straightforward binary64 implementation of part of the posenc plugin ABI (RoPE without
- * scaling or with linear scaling, sinusoidal tables, ALiBi, learned lookups), written the way a
+ * scaling, with linear or YaRN scaling; sinusoidal tables, ALiBi, learned lookups), written the way a
  * third party would, in plain C99. Compiled as is it must pass `standard`; compiled with one of
  * the MUTANT_* or HOSTILE_* macros it is a deliberately wrong implementation the suite must reject.
  */
@@ -79,17 +79,59 @@ static double get(const void* in, posenc_dtype t, size_t i) {
 static int valid_dtype(posenc_dtype t) { return t >= POSENC_F64 && t <= POSENC_F16; }
 
 /* RoPE: what this plugin supports, and the validation a careful implementation does. */
+static int positive(double v) { return v > 0 && isfinite(v); }
+
 static posenc_status check_rope(const posenc_rope_params* p) {
-  if (p->scaling.kind != POSENC_SCALING_NONE && p->scaling.kind != POSENC_SCALING_LINEAR) return POSENC_UNSUPPORTED;
+  const posenc_rope_scaling* s = &p->scaling;
+  if (s->kind != POSENC_SCALING_NONE && s->kind != POSENC_SCALING_LINEAR && s->kind != POSENC_SCALING_YARN)
+    return POSENC_UNSUPPORTED;
   if (p->partial != 0 || p->n_axes > 1) return POSENC_UNSUPPORTED;
   if (p->head_dim < 2 || p->head_dim % 2 || p->rotary_dim < 2 || p->rotary_dim % 2 || p->rotary_dim > p->head_dim)
     return POSENC_INVALID_PARAMETERS;
   if (!(p->base > 1) || !isfinite(p->base)) return POSENC_INVALID_PARAMETERS;
-  if (p->scaling.kind == POSENC_SCALING_NONE && p->scaling.fields) return POSENC_INVALID_PARAMETERS;
-  if (p->scaling.kind == POSENC_SCALING_LINEAR &&
-      (p->scaling.fields != POSENC_FIELD_FACTOR || !(p->scaling.factor > 0) || !isfinite(p->scaling.factor)))
+  if (s->kind == POSENC_SCALING_NONE && s->fields) return POSENC_INVALID_PARAMETERS;
+  if (s->kind == POSENC_SCALING_LINEAR && (s->fields != POSENC_FIELD_FACTOR || !positive(s->factor)))
     return POSENC_INVALID_PARAMETERS;
+  if (s->kind == POSENC_SCALING_YARN) {
+    const uint32_t allowed = POSENC_FIELD_FACTOR | POSENC_FIELD_ORIGINAL_MAX_POSITIONS | POSENC_FIELD_BETA_FAST |
+                             POSENC_FIELD_BETA_SLOW | POSENC_FIELD_TRUNCATE | POSENC_FIELD_MSCALE |
+                             POSENC_FIELD_MSCALE_ALL_DIM | POSENC_FIELD_ATTENTION_FACTOR;
+    if ((s->fields & ~allowed) || !(s->fields & POSENC_FIELD_FACTOR) || !positive(s->factor)) return POSENC_INVALID_PARAMETERS;
+    if (!(s->fields & POSENC_FIELD_ORIGINAL_MAX_POSITIONS) || s->original_max_positions < 1) return POSENC_INVALID_PARAMETERS;
+    /* Optional fields this plugin does not implement. */
+    if (s->fields & (POSENC_FIELD_BETA_FAST | POSENC_FIELD_BETA_SLOW | POSENC_FIELD_TRUNCATE | POSENC_FIELD_MSCALE |
+                     POSENC_FIELD_MSCALE_ALL_DIM | POSENC_FIELD_ATTENTION_FACTOR))
+      return POSENC_UNSUPPORTED;
+  }
   return POSENC_OK;
+}
+
+/* YaRN with Hugging Face's defaults (beta_fast 32, beta_slow 1, truncated correction range):
+ * _compute_yarn_parameters in transformers' modeling_rope_utils.py. */
+static double yarn_correction_dim(double rotations, double dim, double base, double original) {
+  return dim * log(original / (rotations * 2 * 3.14159265358979323846)) / (2 * log(base));
+}
+
+static double yarn_inv_freq(const posenc_rope_params* p, int64_t i) {
+  const double dim = (double)p->rotary_dim, extrapolation = pow(p->base, -2.0 * (double)i / dim);
+  const double interpolation = extrapolation / p->scaling.factor;
+  double low = floor(yarn_correction_dim(32, dim, p->base, (double)p->scaling.original_max_positions));
+  double high = ceil(yarn_correction_dim(1, dim, p->base, (double)p->scaling.original_max_positions));
+  if (low < 0) low = 0;
+  if (high > dim - 1) high = dim - 1;
+  if (low == high) high += 0.001;
+  double ramp = ((double)i - low) / (high - low);
+  ramp = ramp < 0 ? 0 : ramp > 1 ? 1 : ramp;
+  const double keep = 1 - ramp; /* share of the extrapolated (unscaled) frequency */
+  return interpolation * (1 - keep) + extrapolation * keep;
+}
+
+static double attention_factor(const posenc_rope_params* p) {
+  if (p->scaling.kind != POSENC_SCALING_YARN || p->scaling.factor <= 1) return 1.0;
+#ifdef MUTANT_YARN_NO_ATTENTION
+  return 1.0;
+#endif
+  return 0.1 * log(p->scaling.factor) + 1.0;
 }
 
 static double angle(const posenc_rope_params* p, int64_t position, int64_t i) {
@@ -97,6 +139,7 @@ static double angle(const posenc_rope_params* p, int64_t position, int64_t i) {
 #ifdef MUTANT_OFF_BY_ONE
   pos += 1;
 #endif
+  if (p->scaling.kind == POSENC_SCALING_YARN) return pos * yarn_inv_freq(p, i);
   double factor = p->scaling.kind == POSENC_SCALING_LINEAR ? p->scaling.factor : 1.0;
 #if defined(MUTANT_FLOAT_ANGLE) || defined(MUTANT_BF16_ANGLE)
   /* Hugging Face style: inv_freq and the angle in binary32. */
@@ -147,6 +190,7 @@ posenc_status posenc_rope_apply(const posenc_rope_params* p, posenc_dtype dtype,
 #ifdef MUTANT_ROTATE_TAIL
   rotated = p->head_dim;
 #endif
+  const double m = attention_factor(p);
   for (int64_t t = 0; t < n_tokens; ++t) {
     for (int64_t h = 0; h < n_heads; ++h) {
       const size_t in = (size_t)(t * x_token_stride + h * x_head_stride);
@@ -160,7 +204,7 @@ posenc_status posenc_rope_apply(const posenc_rope_params* p, posenc_dtype dtype,
         const int64_t a = interleaved ? 2 * i : i, b = interleaved ? 2 * i + 1 : i + rotated / 2;
         double th = angle(p, positions[t], i % (p->rotary_dim / 2));
         if (p->inverse) th = -th;
-        const double c = cos(th), sn = sin(th), xa = v[a], xb = v[b];
+        const double c = m * cos(th), sn = m * sin(th), xa = v[a], xb = v[b];
         v[a] = xa * c - xb * sn;
         v[b] = xa * sn + xb * c;
       }

@@ -38,6 +38,10 @@ struct Tolerance {
   std::optional<double> scaled_bound;
 };
 
+// The allowed error in units of u s (0: bit-identical required) and the unit u s itself.
+double scaled_bound(const VectorGroup& g, const ElementSpec& e, const Tolerance& t);
+long double scale_unit(Format f, double scale);
+
 // expected_bits: the element's correct rounding in f (the vector's expected value).
 ElementError check_element(const VectorGroup& g, const ElementSpec& e, std::uint64_t expected_bits, double y, Format f,
                            const Tolerance& t);
