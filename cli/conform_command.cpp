@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "numbers.hpp"
+#include "posenc/conformance/fast_implementation.hpp"
 #include "posenc/conformance/plugin_implementation.hpp"
 #include "posenc/conformance/results_implementation.hpp"
 #include "posenc/conformance/runner.hpp"
@@ -31,10 +32,21 @@ struct ConformOptions {
 
 std::unique_ptr<conformance::Implementation> make_implementation(const std::string& name, double timeout) {
   if (name == "reference") return std::make_unique<conformance::ReferenceImplementation>();
+  // fast: the path POSENC_ISA forces, else the best this machine has; fast:ISA names one.
+  if (name == "fast") return std::make_unique<conformance::FastImplementation>(fast::selected_isa());
+  if (name.starts_with("fast:")) {
+    const fast::Isa isa = fast::parse_isa(name.substr(5));
+    if (!fast::isa_supported(isa)) {
+      throw InvalidParameter("--impl", "'" + name + "'", "a fast path this CPU supports (best here: fast:" +
+                                                             std::string(fast::to_string(fast::best_isa())) + ")");
+    }
+    return std::make_unique<conformance::FastImplementation>(isa);
+  }
   if (name.find('/') != std::string::npos || name.ends_with(".so")) {
     return std::make_unique<conformance::PluginImplementation>(name, timeout);
   }
-  throw InvalidParameter("--impl", "'" + name + "'", "reference or the path of a plugin shared library (PATH.so)");
+  throw InvalidParameter("--impl", "'" + name + "'",
+                         "reference, fast, fast:scalar|avx2|avx512 or the path of a plugin shared library (PATH.so)");
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -97,7 +109,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
 void add_conform_command(CLI::App& app, int& status) {
   auto o = std::make_shared<ConformOptions>();
   CLI::App* c = app.add_subcommand("conform", "check an implementation against the golden vectors");
-  c->add_option("--impl", o->impl, "implementation under test: reference, or PATH.so (a plugin, posenc/plugin.h)")
+  c->add_option("--impl", o->impl, "implementation under test: reference, fast (POSENC_ISA or the best path), fast:scalar|avx2|avx512, or PATH.so (a plugin, posenc/plugin.h)")
       ->capture_default_str();
   c->add_option("--timeout", o->timeout, "seconds a plugin may take for one case")->capture_default_str();
   c->add_option("--seed", o->seed, "seed of the property-based checks (replays a counterexample)")->capture_default_str();

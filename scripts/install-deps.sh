@@ -8,7 +8,7 @@ packages=(
   libboost1.81-dev   # Boost.Multiprecision; 1.74 (Debian's default) predates the trig-accuracy fixes
   libmpfr-dev libgmp-dev
   librapidcheck-dev libgtest-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libsleef-dev
   libssl-dev          # SHA-256 of the vector files (vectors/MANIFEST)
   python3-jsonschema  # validates the vector files against vectors/schema in the tests
   python3-numpy       # the seed 003 numpy RoPE example (examples/python) that writes a results file

@@ -50,7 +50,7 @@ void sinusoidal_shift_linearity(Implementation& impl, const Tolerance& t) {
     const long double s = a.pe[sin_index(p, i)], c = a.pe[cos_index(p, i)];
     const long double sin_shifted = s * std::cos(turn) + c * std::sin(turn);
     const long double cos_shifted = c * std::cos(turn) - s * std::sin(turn);
-    const double carried = a.allowed[sin_index(p, i)] + a.allowed[cos_index(p, i)] + 4 * kU;
+    const double carried = a.allowed[sin_index(p, i)] + a.allowed[cos_index(p, i)] + 4 * unit();
     const auto check = [&](std::size_t j, long double rotated) {
       if (!(std::fabs(b.pe[j] - rotated) <= carried + b.allowed[j])) {
         RC_FAIL(describe(p) + ": PE(" + std::to_string(pos + k) + ")[" + std::to_string(j) + "] = " + show(b.pe[j]) +
@@ -75,7 +75,7 @@ Dot dot(const Row& a, const Row& b) {
     magnitude += std::fabs(static_cast<long double>(a.pe[j]) * b.pe[j]);
     allowed += a.allowed[j] * std::fabs(b.pe[j]) + b.allowed[j] * std::fabs(a.pe[j]);
   }
-  return {static_cast<double>(sum), allowed + 2 * kU * static_cast<double>(magnitude)};
+  return {static_cast<double>(sum), allowed + 2 * unit() * static_cast<double>(magnitude)};
 }
 
 void sinusoidal_distance_only(Implementation& impl, const Tolerance& t) {
@@ -107,7 +107,7 @@ void sinusoidal_unit_circle(Implementation& impl, const Tolerance& t) {
       RC_FAIL(describe(p) + ", position " + std::to_string(pos) + ", pair " + std::to_string(i) + ": sin " + show(s) +
               ", cos " + show(c) + " outside [-1, 1]");
     }
-    if (!(std::fabs(s * s + c * c - 1) <= 2 * (es + ec) + 4 * kU)) {
+    if (!(std::fabs(s * s + c * c - 1) <= 2 * (es + ec) + 4 * unit())) {
       RC_FAIL(describe(p) + ", position " + std::to_string(pos) + ", pair " + std::to_string(i) +
               ": sin^2 + cos^2 = " + show(s * s + c * c));
     }
@@ -181,7 +181,7 @@ void alibi_key_only_softmax(Implementation& impl, const Tolerance& t) {
     const Bias b = bias(impl, p, head, query, key, t);
     relative.push_back(score + static_cast<long double>(b.value));
     key_only.push_back(score + static_cast<long double>(slope) * static_cast<long double>(key));
-    worst = std::max(worst, b.allowed + 2 * kU * slope * static_cast<double>(query));
+    worst = std::max(worst, b.allowed + 2 * unit() * slope * static_cast<double>(query));
   }
   const auto softmax = [](std::vector<long double> v) {
     long double top = v[0], sum = 0;
@@ -192,7 +192,7 @@ void alibi_key_only_softmax(Implementation& impl, const Tolerance& t) {
   };
   const auto a = softmax(relative), b = softmax(key_only);
   for (std::size_t j = 0; j < a.size(); ++j) {
-    if (!(std::fabs(a[j] - b[j]) <= a[j] * 4 * worst + 16 * kU)) {
+    if (!(std::fabs(a[j] - b[j]) <= a[j] * 4 * worst + 16 * unit())) {
       RC_FAIL(describe(p) + ", head " + std::to_string(head) + ", query " + std::to_string(query) + ", key " +
               std::to_string(j) + ": softmax weight " + show(static_cast<double>(a[j])) + " with the bias, " +
               show(static_cast<double>(b[j])) + " with slope * key (slope " + show(slope) + ")");
@@ -207,7 +207,7 @@ void learned_out_of_range(Implementation& impl, const Tolerance&) {
   VectorGroup g = group_of(CaseType::learned_lookup, p);
   g.table.assign(static_cast<std::size_t>(p.parameter_count()), 0.5);
   const VectorCase c = position_case(*rc::gen::element<std::int64_t>(-1, p.max_positions, p.max_positions + 1, 1 << 20));
-  const Format formats[] = {Format::f64};
+  const Format formats[] = {format()};
   const Outcome o = impl.run(g, c, formats).at(0);
   if (o.status == Status::unsupported) RC_DISCARD("unsupported");
   if (o.status != Status::invalid) {

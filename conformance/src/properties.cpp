@@ -16,6 +16,7 @@ std::vector<PropertyResult> run_properties(Implementation& impl, const PropertyO
   }
   // RapidCheck announces its configuration once, on stderr; make the seed it shows the one used.
   setenv("RC_PARAMS", ("seed=" + std::to_string(options.seed)).c_str(), 1);
+  properties::set_format(impl.property_format());
   std::vector<PropertyResult> out;
   for (const auto& [name, property] : all) {
     rc::detail::TestParams params;

@@ -31,10 +31,16 @@ std::size_t output_count(const VectorGroup& g) {
   return 0;
 }
 
+Format current_format = Format::f64;
+
 }  // namespace
 
+Format format() { return current_format; }
+void set_format(Format f) { current_format = f; }
+double unit() { return unit_roundoff(current_format); }
+
 std::vector<double> call(Implementation& impl, const VectorGroup& g, const VectorCase& c) {
-  const Format formats[] = {Format::f64};
+  const Format formats[] = {current_format};
   Outcome o = impl.run(g, c, formats).at(0);
   if (o.status == Status::unsupported) RC_DISCARD("unsupported");
   if (o.status != Status::ok) {
@@ -57,7 +63,7 @@ std::vector<double> allowed(const VectorGroup& g, const VectorCase& c, const std
   if (identity.profile == Profile::exact) identity.profile = Profile::strict;
   std::vector<double> out;
   for (const ElementSpec& e : element_specs(g, known)) {
-    out.push_back(scaled_bound(g, e, identity) * static_cast<double>(scale_unit(Format::f64, e.scale)));
+    out.push_back(scaled_bound(g, e, identity) * static_cast<double>(scale_unit(current_format, e.scale)));
   }
   return out;
 }

@@ -14,7 +14,11 @@
 
 namespace posenc::conformance::properties {
 
-constexpr double kU = 0x1p-53;  // properties run in binary64
+// The output format the properties ask the implementation for (its property_format()), and its
+// unit roundoff u.
+Format format();
+void set_format(Format f);
+double unit();
 
 using Property = std::function<void(Implementation&, const Tolerance&)>;
 
@@ -27,7 +31,7 @@ std::vector<Named> rope_properties();
 std::vector<Named> absolute_properties();   // sinusoidal, ALiBi, learned
 std::vector<Named> model_properties();      // a tiny attention; differential against the reference
 
-// One case through the implementation: an unsupported case is discarded, any other failure
+// One case through the implementation, in format(): an unsupported case is discarded, any other failure
 // fails the property.
 std::vector<double> call(Implementation& impl, const VectorGroup& g, const VectorCase& c);
 // Per output element of `y` (the implementation's answer to g, c), the largest error the

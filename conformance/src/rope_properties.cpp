@@ -27,7 +27,7 @@ void zero_rotation(Implementation& impl, const Tolerance& t) {
   for (std::size_t j = 0; j < x.size(); ++j) {
     const bool rotated = j < static_cast<std::size_t>(p.rotated_span());
     const double expected = rotated ? m * x[j] : x[j];
-    if (!(std::fabs(r.y[j] - expected) <= r.allowed[j] + 2 * kU * std::fabs(expected))) {
+    if (!(std::fabs(r.y[j] - expected) <= r.allowed[j] + 2 * unit() * std::fabs(expected))) {
       RC_FAIL(element(p, 0, j) + ": x = " + show(x) + ", attention factor " + show(m) + ", y = " + show(r.y));
     }
   }
@@ -72,7 +72,7 @@ void norm_preservation(Implementation& impl, const Tolerance& t) {
     slack += r.allowed[j];
   }
   const double expected = static_cast<double>(std::sqrt(nx)), got = static_cast<double>(std::sqrt(ny));
-  if (!(std::fabs(got - expected) <= slack + 4 * kU * expected)) {
+  if (!(std::fabs(got - expected) <= slack + 4 * unit() * expected)) {
     RC_FAIL(describe(p) + ", position " + std::to_string(pos) + ": |y| = " + show(got) + " but |x| times the attention factor = " +
             show(expected));
   }
@@ -86,7 +86,7 @@ void inverse(Implementation& impl, const Tolerance& t) {
   p.inverse = true;
   const auto back = rotate(impl, p, pos, forward.y, t);
   for (std::size_t j = 0; j < x.size(); ++j) {
-    if (!(std::fabs(back.y[j] - x[j]) <= 2 * forward.allowed[j] + back.allowed[j] + 4 * kU * std::fabs(x[j]))) {
+    if (!(std::fabs(back.y[j] - x[j]) <= 2 * forward.allowed[j] + back.allowed[j] + 4 * unit() * std::fabs(x[j]))) {
       RC_FAIL(element(p, pos, j) + ": comes back as " + show(back.y[j]) + " from " + show(x[j]));
     }
   }
@@ -102,7 +102,7 @@ void composition(Implementation& impl, const Tolerance& t) {
   double carried = 0;  // R(a)'s error, rotated by R(b) into any element of the pair
   for (double e : ra.allowed) carried = std::max(carried, 2 * e);
   for (std::size_t j = 0; j < x.size(); ++j) {
-    if (!(std::fabs(rba.y[j] - rab.y[j]) <= carried + rba.allowed[j] + rab.allowed[j] + 2 * kU * std::fabs(rab.y[j]))) {
+    if (!(std::fabs(rba.y[j] - rab.y[j]) <= carried + rba.allowed[j] + rab.allowed[j] + 2 * unit() * std::fabs(rab.y[j]))) {
       RC_FAIL(element(p, a + b, j) + ": R(" + std::to_string(b) + ") R(" + std::to_string(a) + ") x = " +
               show(rba.y[j]) + " but R(a + b) x = " + show(rab.y[j]) + ", x = " + show(x));
     }
@@ -118,7 +118,7 @@ void additivity(Implementation& impl, const Tolerance& t) {
   const auto rx = rotate(impl, p, pos, x, t), ry = rotate(impl, p, pos, y, t), rs = rotate(impl, p, pos, sum, t);
   for (std::size_t j = 0; j < x.size(); ++j) {
     const double separate = rx.y[j] + ry.y[j];
-    if (!(std::fabs(rs.y[j] - separate) <= rx.allowed[j] + ry.allowed[j] + rs.allowed[j] + 2 * kU * std::fabs(separate))) {
+    if (!(std::fabs(rs.y[j] - separate) <= rx.allowed[j] + ry.allowed[j] + rs.allowed[j] + 2 * unit() * std::fabs(separate))) {
       RC_FAIL(element(p, pos, j) + ": R(x + y) = " + show(rs.y[j]) + " but R(x) + R(y) = " + show(separate) +
               ", x = " + show(x) + ", y = " + show(y));
     }
@@ -163,7 +163,7 @@ void distance_only(Implementation& impl, const Tolerance& t) {
       magnitude += std::fabs(static_cast<long double>(rq.y[j]) * rk.y[j]);
       allowed += rq.allowed[j] * std::fabs(rk.y[j]) + rk.allowed[j] * std::fabs(rq.y[j]);
     }
-    allowed += 2 * kU * static_cast<double>(magnitude);
+    allowed += 2 * unit() * static_cast<double>(magnitude);
     return static_cast<double>(sum);
   };
   const double before = logit(m, n), after = logit(m + shift, n + shift);
@@ -254,11 +254,11 @@ void table_unit_circle(Implementation& impl, const Tolerance& t) {
   const std::size_t pairs = row.size() / 2;
   for (std::size_t i = 0; i < pairs; ++i) {
     const double cs = row[i], sn = row[pairs + i], ec = ok[i], es = ok[pairs + i];
-    if (!(std::fabs(cs) <= m * (1 + 2 * kU) + ec) || !(std::fabs(sn) <= m * (1 + 2 * kU) + es)) {
+    if (!(std::fabs(cs) <= m * (1 + 2 * unit()) + ec) || !(std::fabs(sn) <= m * (1 + 2 * unit()) + es)) {
       RC_FAIL(describe(p) + ", position " + std::to_string(pos) + ", pair " + std::to_string(i) + ": |cos| or |sin| exceeds the attention factor " + show(m));
     }
     const double r2 = cs * cs + sn * sn;
-    if (!(std::fabs(r2 - m * m) <= 2 * m * (ec + es) + 4 * kU * m * m)) {
+    if (!(std::fabs(r2 - m * m) <= 2 * m * (ec + es) + 4 * unit() * m * m)) {
       RC_FAIL(describe(p) + ", position " + std::to_string(pos) + ", pair " + std::to_string(i) + ": cos^2 + sin^2 = " +
               show(r2) + " instead of " + show(m * m));
     }

@@ -1,0 +1,115 @@
+#pragma once
+// posenc fast: the optimized implementation. One interface, three instruction-set paths
+// (scalar, AVX2+FMA, AVX-512), chosen at run time from CPUID or forced with POSENC_ISA.
+//
+// Accuracy contract (checked by `posenc conform --profile strict`): frequencies are derived in
+// long double from the same formulas as the reference; each angle p * w is formed exactly enough
+// (w as a double-double, the product with FMA) and its sine and cosine come from SLEEF's
+// deterministic 1-ulp double kernels, so every cos/sin entry is within about one ulp of binary32
+// for every |position| <= kMaxPosition. Rotation, storage conversion (round to nearest even) and
+// the order of operations are the same on every path and for any thread count: outputs are
+// bit-identical across ISA paths and thread counts.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "posenc/params.hpp"
+
+namespace posenc::fast {
+
+enum class Isa { scalar, avx2, avx512 };
+std::string_view to_string(Isa isa);
+Isa parse_isa(std::string_view s);
+// The best path this CPU and OS support (AVX-512 needs AVX512F/BW/VL and the OS's ZMM state).
+Isa best_isa();
+bool isa_supported(Isa isa);
+std::vector<Isa> supported_isas();
+// POSENC_ISA=scalar|avx2|avx512 when set (an error if unknown or unsupported here), else best_isa().
+Isa selected_isa();
+
+// Storage formats of tensors; compute is binary32.
+enum class DType { f32, bf16, f16 };
+std::string_view to_string(DType d);
+std::size_t size_of(DType d);
+
+// |position| up to 2^32: the domain over which the angle is formed accurately (see above).
+inline constexpr std::int64_t kMaxPosition = std::int64_t{1} << 32;
+
+struct Options {
+  Isa isa = selected_isa();
+  int threads = 1;  // >= 1; tokens are split between threads
+};
+
+// A RoPE configuration derived once: per pair the frequency as a double-double, the attention
+// factor, the element pairing. Validates the parameters.
+class RopePlan {
+ public:
+  explicit RopePlan(const RopeParams& params);
+  const RopeParams& params() const { return params_; }
+  std::int64_t pairs() const { return static_cast<std::int64_t>(inv_freq_hi_.size()); }
+  double inv_freq(std::int64_t i) const { return inv_freq_hi_[static_cast<std::size_t>(i)]; }
+  double attention_factor() const { return attention_; }
+
+  // cos and sin of pair i's angle at `positions` (one per axis), times the attention factor,
+  // rounded to binary32: the rows of the table every rotation uses.
+  void table_row(std::span<const std::int64_t> positions, float* cos_out, float* sin_out, Isa isa) const;
+
+ private:
+  RopeParams params_;
+  std::vector<double> inv_freq_hi_, inv_freq_lo_;
+  std::vector<int> axis_;
+  double attention_ = 1;
+};
+
+// A tensor [tokens][heads][head_dim] in `dtype`, with strides in elements. `in` may equal `out`
+// (in place: the tail past the rotated span is then left untouched; out of place it is copied).
+struct RopeTensor {
+  const void* in = nullptr;
+  void* out = nullptr;
+  std::int64_t in_token_stride = 0, in_head_stride = 0;
+  std::int64_t out_token_stride = 0, out_head_stride = 0;
+};
+
+// Cos/sin rows for positions [first, first + count), built once and reused across layers.
+class RopeCache {
+ public:
+  RopeCache(const RopePlan& plan, std::int64_t first, std::int64_t count, Isa isa = selected_isa());
+  const RopePlan& plan() const { return plan_; }
+  std::int64_t first() const { return first_; }
+  std::int64_t count() const { return count_; }
+  // The expanded row of a position: y[j] = x[j] * C[j] + x[partner(j)] * S[j].
+  const float* row(std::int64_t position) const;
+
+ private:
+  const RopePlan& plan_;
+  std::int64_t first_, count_;
+  std::vector<float> rows_;  // count x (C[span], S[span])
+};
+
+// Rotate q (and k, when k.in is set) for n_tokens tokens of n_heads heads. positions holds
+// n_tokens x position_axes() values. Fused: angles and sin/cos computed inside the call.
+void rope_apply(const RopePlan& plan, DType dtype, std::int64_t n_tokens, std::int64_t n_heads,
+                const std::int64_t* positions, const RopeTensor& q, const RopeTensor& k, const Options& options = {});
+// The same through a cache (single position axis; every position must lie in the cache).
+void rope_apply(const RopeCache& cache, DType dtype, std::int64_t n_tokens, std::int64_t n_heads,
+                const std::int64_t* positions, const RopeTensor& q, const RopeTensor& k, const Options& options = {});
+
+// Sinusoidal: rows PE(positions[t]) in binary32, [n][d_model]; and x * sqrt(d_model) + PE in place.
+void sinusoidal_table(const SinusoidalParams& p, std::span<const std::int64_t> positions, float* out,
+                      Isa isa = selected_isa());
+void sinusoidal_embed(const SinusoidalParams& p, std::span<const std::int64_t> positions, float* x,
+                      Isa isa = selected_isa());
+
+// ALiBi: slopes in binary32; and the bias added to scores [n_heads][n_query][n_key] (strides in
+// elements) for query positions q0.. and key positions k0..; causal mode sets scores of keys after
+// their query to -infinity (the causal mask).
+std::vector<float> alibi_slopes(const AlibiParams& p);
+void alibi_add_bias(const AlibiParams& p, float* scores, std::int64_t n_query, std::int64_t n_key,
+                    std::int64_t head_stride, std::int64_t query_stride, std::int64_t q0, std::int64_t k0);
+
+// Learned: rows of a [max_positions][dim] binary32 table; a position outside the table is an error.
+void learned_lookup(const LearnedParams& p, const float* table, std::span<const std::int64_t> positions, float* out);
+
+}  // namespace posenc::fast

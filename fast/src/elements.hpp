@@ -1,0 +1,75 @@
+#pragma once
+// Single-element operations every path uses for its scalar work and its loop tails, so that all
+// paths round identically: storage conversions (round to nearest even) and one rotated element.
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "posenc/fast/fast.hpp"
+
+namespace posenc::fast::detail {
+
+inline float bf16_to_float(std::uint16_t h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16); }
+
+inline std::uint16_t float_to_bf16(float f) {
+  std::uint32_t b = std::bit_cast<std::uint32_t>(f);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((b >> 16) | 0x40u);  // quiet NaN
+  b += 0x7fffu + ((b >> 16) & 1u);
+  return static_cast<std::uint16_t>(b >> 16);
+}
+
+// IEEE binary16 <-> binary32, round to nearest even, subnormals and overflow to infinity
+// (what F16C's vcvtps2ph does with _MM_FROUND_TO_NEAREST_INT).
+inline float f16_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0) {
+    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+
+inline std::uint16_t float_to_f16(float f) {
+  const std::uint32_t b = std::bit_cast<std::uint32_t>(f);
+  const auto sign = static_cast<std::uint16_t>((b >> 16) & 0x8000u);
+  const std::uint32_t magnitude = b & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u | ((magnitude >> 13) & 0x3ffu));
+  if (magnitude >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds to >= 2^16: inf
+  if (magnitude < 0x38800000u) {  // below 2^-14: subnormal, quantum 2^-24
+    const float q = std::nearbyint(std::fabs(f) * 0x1p24f);  // exact scaling; RNE in the default mode
+    return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(q));
+  }
+  std::uint32_t rounded = magnitude + 0xfffu + ((magnitude >> 13) & 1u);
+  return static_cast<std::uint16_t>(sign | (((rounded >> 13) - (112u << 10)) & 0x7fffu));
+}
+
+inline float load(DType d, const void* p, std::int64_t i) {
+  if (d == DType::f32) return static_cast<const float*>(p)[i];
+  const std::uint16_t h = static_cast<const std::uint16_t*>(p)[i];
+  return d == DType::bf16 ? bf16_to_float(h) : f16_to_float(h);
+}
+
+inline void store(DType d, void* p, std::int64_t i, float v) {
+  if (d == DType::f32) {
+    static_cast<float*>(p)[i] = v;
+  } else {
+    static_cast<std::uint16_t*>(p)[i] = d == DType::bf16 ? float_to_bf16(v) : float_to_f16(v);
+  }
+}
+
+// Rotate pairs [first_pair, span/2) of one row (both elements read before either is written, so
+// y may be x): the loop tail of the vector paths, the scalar path's body.
+inline void rotate_pairs(DType d, bool interleaved, std::int64_t span, std::int64_t first_pair, const float* C,
+                         const float* S, const void* x, void* y) {
+  for (std::int64_t i = first_pair; i < span / 2; ++i) {
+    const std::int64_t a = interleaved ? 2 * i : i, b = interleaved ? 2 * i + 1 : i + span / 2;
+    const float xa = load(d, x, a), xb = load(d, x, b);
+    store(d, y, a, std::fma(xa, C[a], xb * S[a]));
+    store(d, y, b, std::fma(xb, C[b], xa * S[b]));
+  }
+}
+
+}  // namespace posenc::fast::detail

@@ -1,0 +1,112 @@
+// Run-time selection of the instruction-set path: CPUID for what the CPU has, XGETBV for what
+// the OS saves on a context switch (YMM for AVX2, ZMM and opmask state for AVX-512).
+#include <cpuid.h>
+
+#include <array>
+#include <cstdlib>
+
+#include "kernels.hpp"
+#include "posenc/errors.hpp"
+
+namespace posenc::fast {
+namespace {
+
+constexpr std::array kNames{"scalar", "avx2", "avx512"};
+
+std::uint64_t os_saved_state() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return 0;  // no OSXSAVE
+  std::uint32_t lo = 0, hi = 0;
+  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (static_cast<std::uint64_t>(hi) << 32) | lo;
+}
+
+struct Features {
+  bool avx2 = false, avx512 = false;
+};
+
+Features detect() {
+  Features f;
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
+  const bool fma = c & (1u << 12), f16c = c & (1u << 29), avx = c & (1u << 28);
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return f;
+  const bool avx2 = b & (1u << 5), avx512f = b & (1u << 16), avx512bw = b & (1u << 30), avx512vl = b & (1u << 31);
+  const std::uint64_t xcr0 = os_saved_state();
+  const bool ymm = (xcr0 & 0x6) == 0x6, zmm = (xcr0 & 0xe6) == 0xe6;
+  f.avx2 = avx && avx2 && fma && f16c && ymm;
+  f.avx512 = f.avx2 && avx512f && avx512bw && avx512vl && zmm;
+  return f;
+}
+
+const Features& features() {
+  static const Features f = detect();
+  return f;
+}
+
+}  // namespace
+
+std::string_view to_string(Isa isa) { return kNames[static_cast<std::size_t>(isa)]; }
+
+Isa parse_isa(std::string_view s) {
+  for (std::size_t i = 0; i < kNames.size(); ++i) {
+    if (s == kNames[i]) return static_cast<Isa>(i);
+  }
+  throw InvalidParameter("isa", "'" + std::string(s) + "'", "one of scalar, avx2, avx512");
+}
+
+bool isa_supported(Isa isa) {
+  switch (isa) {
+    case Isa::scalar:
+      return true;
+    case Isa::avx2:
+      return features().avx2;
+    case Isa::avx512:
+      return features().avx512;
+  }
+  return false;
+}
+
+Isa best_isa() { return features().avx512 ? Isa::avx512 : features().avx2 ? Isa::avx2 : Isa::scalar; }
+
+std::vector<Isa> supported_isas() {
+  std::vector<Isa> out;
+  for (Isa i : {Isa::scalar, Isa::avx2, Isa::avx512}) {
+    if (isa_supported(i)) out.push_back(i);
+  }
+  return out;
+}
+
+Isa selected_isa() {
+  const char* forced = std::getenv("POSENC_ISA");
+  if (!forced || !*forced) return best_isa();
+  Isa isa;
+  try {
+    isa = parse_isa(forced);
+  } catch (const InvalidParameter&) {
+    throw InvalidParameter("POSENC_ISA", "'" + std::string(forced) + "'", "one of scalar, avx2, avx512");
+  }
+  if (!isa_supported(isa)) {
+    throw InvalidParameter("POSENC_ISA", std::string(forced), "a path this CPU and OS support (best here: " +
+                                                                   std::string(to_string(best_isa())) + ")");
+  }
+  return isa;
+}
+
+namespace detail {
+const Kernels& kernels(Isa isa) {
+  if (!isa_supported(isa)) {
+    throw InvalidParameter("isa", std::string(to_string(isa)), "a path this CPU and OS support");
+  }
+  switch (isa) {
+    case Isa::avx2:
+      return avx2_kernels();
+    case Isa::avx512:
+      return avx512_kernels();
+    default:
+      return scalar_kernels();
+  }
+}
+}  // namespace detail
+
+}  // namespace posenc::fast

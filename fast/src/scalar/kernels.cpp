@@ -1,0 +1,37 @@
+// The portable path: plain C++ and SLEEF's deterministic scalar sincos. On a CPU with FMA it
+// calls the FMA build (finz), which returns the same bits as the AVX2 and AVX-512 versions; on
+// one without, the non-FMA build (cinz), whose last bit may differ in rare entries.
+#include <sleef.h>
+
+#include "../elements.hpp"
+#include "../kernels.hpp"
+
+// sleef.h declares the FMA build only when the including file is compiled with FMA enabled;
+// this file must not be (it is the fallback), and calls it only after CPUID says FMA is there.
+extern "C" Sleef_double_2 Sleef_finz_sincosd1_u10purecfma(double);
+
+namespace posenc::fast::detail {
+namespace {
+
+void sincos(const double* hi, const double* lo, double* s, double* c, std::size_t n) {
+  static const bool fma = __builtin_cpu_supports("fma");
+  for (std::size_t i = 0; i < n; ++i) {
+    const Sleef_double_2 r = fma ? Sleef_finz_sincosd1_u10purecfma(hi[i]) : Sleef_cinz_sincosd1_u10purec(hi[i]);
+    // sin(h + l) = sin h + l cos h + O(l^2), |l| <= 2^-20 on the fast path's domain.
+    s[i] = std::fma(r.y, lo[i], r.x);
+    c[i] = std::fma(-r.x, lo[i], r.y);
+  }
+}
+
+void rotate(DType d, bool interleaved, std::int64_t span, const float* C, const float* S, const void* x, void* y) {
+  rotate_pairs(d, interleaved, span, 0, C, S, x, y);
+}
+
+}  // namespace
+
+const Kernels& scalar_kernels() {
+  static const Kernels k{sincos, rotate};
+  return k;
+}
+
+}  // namespace posenc::fast::detail

@@ -1,0 +1,169 @@
+// posenc fast beyond what the suite checks: every ISA path and every thread count give the same
+// bits, the cached path gives the fused path's bits, storage conversions round to nearest even
+// like the hardware, and bad calls are refused with the parameter named. The accuracy itself is
+// the suite's job (conform_fast_paths).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "../fast/src/elements.hpp"
+#include "posenc/errors.hpp"
+#include "posenc/fast/fast.hpp"
+
+namespace posenc::fast {
+namespace {
+
+RopeParams params(RopeLayout layout, std::int64_t head_dim, std::int64_t rotary_dim) {
+  RopeParams p;
+  p.head_dim = head_dim;
+  p.rotary_dim = rotary_dim;
+  p.base = 500000;
+  p.layout = layout;
+  p.scaling.kind = RopeScalingKind::yarn;
+  p.scaling.factor = 8;
+  p.scaling.original_max_positions = 8192;
+  return p;
+}
+
+struct Batch {
+  std::int64_t tokens = 37, heads = 3, stride = 0;
+  std::vector<std::int64_t> positions;
+  std::vector<std::uint8_t> q, k;
+};
+
+Batch random_batch(const RopeParams& p, DType d, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  Batch b;
+  b.stride = p.head_dim + 3;  // padded rows: strides are honoured
+  for (std::int64_t t = 0; t < b.tokens; ++t) b.positions.push_back(std::uniform_int_distribution<std::int64_t>(-(1LL << 31), 1LL << 31)(rng));
+  const auto n = static_cast<std::size_t>(b.tokens * b.heads * b.stride);
+  std::uniform_real_distribution<float> value(-4, 4);
+  for (auto* v : {&b.q, &b.k}) {
+    v->resize(n * size_of(d));
+    for (std::size_t i = 0; i < n; ++i) detail::store(d, v->data(), static_cast<std::int64_t>(i), value(rng));
+  }
+  return b;
+}
+
+RopeTensor tensor(const Batch& b, const std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& out) {
+  RopeTensor t;
+  t.in = in.data();
+  t.out = out.data();
+  t.in_token_stride = t.out_token_stride = b.heads * b.stride;
+  t.in_head_stride = t.out_head_stride = b.stride;
+  return t;
+}
+
+TEST(Fast, EveryPathThreadCountAndTheCacheGiveTheSameBits) {
+  for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
+    for (auto [head_dim, rotary_dim] : {std::pair{128, 128}, {64, 48}, {18, 18}, {6, 4}}) {
+      for (DType d : {DType::f32, DType::bf16, DType::f16}) {
+        const RopeParams p = params(layout, head_dim, rotary_dim);
+        const RopePlan plan(p);
+        const Batch b = random_batch(p, d, static_cast<std::uint32_t>(head_dim * 7 + rotary_dim));
+        std::vector<std::uint8_t> q0(b.q.size()), k0(b.k.size());
+        Options first{Isa::scalar, 1};
+        rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q0), tensor(b, b.k, k0), first);
+        EXPECT_NE(q0, b.q);
+        for (Isa isa : supported_isas()) {
+          for (int threads : {1, 2, 3}) {
+            std::vector<std::uint8_t> q(b.q.size()), k(b.k.size());
+            rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), tensor(b, b.k, k), {isa, threads});
+            EXPECT_EQ(q, q0) << to_string(isa) << " " << threads << " threads " << to_string(d) << " " << head_dim;
+            EXPECT_EQ(k, k0) << to_string(isa) << " " << threads << " threads";
+            // In place: the same rotated rows; the padding between rows is untouched.
+            auto qi = b.q;
+            RopeTensor in_place = tensor(b, b.q, qi);
+            in_place.in = qi.data();
+            rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), in_place, {}, {isa, threads});
+            const std::size_t row = static_cast<std::size_t>(p.head_dim) * size_of(d), stride = static_cast<std::size_t>(b.stride) * size_of(d);
+            for (std::size_t r = 0; r < qi.size(); r += stride) {
+              ASSERT_EQ(std::memcmp(qi.data() + r, q0.data() + r, row), 0) << "in place, " << to_string(isa);
+              ASSERT_EQ(std::memcmp(qi.data() + r + row, b.q.data() + r + row, stride - row), 0) << "padding written";
+            }
+          }
+          // Cached rows for a small range of positions reproduce the fused path's bits.
+          std::vector<std::int64_t> near(b.positions.size());
+          for (std::size_t t = 0; t < near.size(); ++t) near[t] = 1000 + static_cast<std::int64_t>(t * 5 % 64);
+          const RopeCache cache(plan, 1000, 64, isa);
+          std::vector<std::uint8_t> fused(b.q.size()), cached(b.q.size());
+          rope_apply(plan, d, b.tokens, b.heads, near.data(), tensor(b, b.q, fused), {}, {isa, 1});
+          rope_apply(cache, d, b.tokens, b.heads, near.data(), tensor(b, b.q, cached), {}, {isa, 2});
+          EXPECT_EQ(cached, fused) << to_string(isa);
+        }
+      }
+    }
+  }
+}
+
+TEST(Fast, StorageConversionsRoundToNearestEvenLikeTheHardware) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<std::uint32_t> bits;
+  for (int i = 0; i < 2000000; ++i) {
+    const float f = std::bit_cast<float>(bits(rng));
+    if (std::isnan(f)) continue;
+    const auto half = static_cast<_Float16>(f);  // GCC: IEEE binary16, round to nearest even
+    std::uint16_t expected;
+    std::memcpy(&expected, &half, 2);
+    ASSERT_EQ(detail::float_to_f16(f), expected) << std::hexfloat << f;
+    ASSERT_EQ(detail::f16_to_float(expected), static_cast<float>(half));
+    // bf16: the value nearest f among those with 8 significant bits, ties to even, by integer RNE
+    // on the top half; checked against rounding by arithmetic.
+    const std::uint16_t b = detail::float_to_bf16(f);
+    const float back = detail::bf16_to_float(b);
+    if (std::isinf(back) && !std::isinf(f)) continue;  // overflow past the largest bf16
+    // Neighbours in magnitude (same sign); a tie must have gone to the even pattern.
+    const auto sign = static_cast<std::uint16_t>(b & 0x8000u), magnitude = static_cast<std::uint16_t>(b & 0x7fffu);
+    for (int step : {-1, 1}) {
+      if (magnitude == 0 && step < 0) continue;
+      const float other = detail::bf16_to_float(static_cast<std::uint16_t>(sign | (magnitude + step)));
+      ASSERT_LE(std::fabs(back - f), std::fabs(other - f)) << std::hexfloat << f;
+      if (std::fabs(back - f) == std::fabs(other - f)) {
+        ASSERT_EQ(b & 1u, 0u) << std::hexfloat << f;
+      }
+    }
+  }
+}
+
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const InvalidParameter& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Fast, BadCallsAreRefusedWithTheParameterNamed) {
+  const RopePlan plan(params(RopeLayout::half, 8, 8));
+  std::vector<float> x(8), y(8);
+  RopeTensor q;
+  q.in = x.data();
+  q.out = y.data();
+  const std::int64_t far = kMaxPosition + 1;
+  EXPECT_NE(error_of([&] { rope_apply(plan, DType::f32, 1, 1, &far, q, {}); }).find("rope.position = 4294967297"), std::string::npos);
+  EXPECT_NE(error_of([&] { rope_apply(plan, DType::f32, 1, 0, &far, q, {}); }).find("n_heads = 0"), std::string::npos);
+  const std::int64_t zero = 0;
+  EXPECT_NE(error_of([&] { rope_apply(plan, DType::f32, 1, 1, &zero, q, {}, {Isa::scalar, 0}); }).find("threads = 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { rope_apply(plan, DType::f32, 1, 1, nullptr, q, {}); }).find("positions"), std::string::npos);
+  const RopeCache cache(plan, 10, 5, Isa::scalar);
+  const std::int64_t outside = 15;
+  EXPECT_NE(error_of([&] { rope_apply(cache, DType::f32, 1, 1, &outside, q, {}); }).find("in the cache's range [10, 14]"), std::string::npos);
+  LearnedParams l;
+  l.max_positions = 4;
+  l.dim = 2;
+  std::vector<float> table(8), row(2);
+  const std::int64_t four = 4;
+  EXPECT_NE(error_of([&] { learned_lookup(l, table.data(), {&four, 1}, row.data()); }).find("learned.position = 4"), std::string::npos);
+  RopeParams bad = params(RopeLayout::half, 7, 6);
+  EXPECT_NE(error_of([&] { RopePlan p(bad); }).find("rope.head_dim = 7"), std::string::npos);
+  setenv("POSENC_ISA", "sse9", 1);
+  EXPECT_NE(error_of([] { (void)selected_isa(); }).find("POSENC_ISA = 'sse9'"), std::string::npos);
+  unsetenv("POSENC_ISA");
+}
+
+}  // namespace
+}  // namespace posenc::fast
