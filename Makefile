@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps configure build conform test vectors clean
+.PHONY: all deps configure build conform test bench vectors clean
 
 all: build
 
@@ -16,12 +16,17 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# Main job: the conformance suite on the shipped vectors (on the reference until fast/ exists).
+# Main job: the conformance suite on the shipped vectors, run on the built-in fast implementation
+# (the best ISA path here, or POSENC_ISA) under the strict profile.
 conform: build
-	@$(BUILD_DIR)/posenc conform --impl reference
+	@$(BUILD_DIR)/posenc conform --impl fast --profile strict
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# Speed of the fast path against copy bandwidth, naive loops and the reference, with a ratio table.
+bench: build
+	@$(BUILD_DIR)/bench/posenc_bench
 
 # Regenerates the golden vectors and their MANIFEST from the reference (deterministic).
 vectors: build

@@ -118,6 +118,11 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
 void RopePlan::table_row(std::span<const std::int64_t> positions, float* cos_out, float* sin_out, Isa isa) const {
   validate_rope_positions(params_, positions);
   for (auto p : positions) check_position(p, "rope.position");
+  row_unchecked(positions.data(), cos_out, sin_out, detail::kernels(isa));
+}
+
+void RopePlan::row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out,
+                             const detail::Kernels& k) const {
   const auto n = static_cast<std::size_t>(pairs());
   // Scratch on the stack for the usual sizes (head_dim <= 512); the heap beyond.
   double small[4 * 256];
@@ -126,11 +131,11 @@ void RopePlan::table_row(std::span<const std::int64_t> positions, float* cos_out
   double *lo = hi + n, *s = lo + n, *c = s + n;
   for (std::size_t i = 0; i < n; ++i) {
     // p w = hi + lo exactly enough: the product's rounding error by FMA, plus p times w's tail.
-    const auto p = static_cast<double>(positions[static_cast<std::size_t>(axis_[i])]);
+    const auto p = static_cast<double>(positions[axis_[i]]);
     hi[i] = p * inv_freq_hi_[i];
     lo[i] = std::fma(p, inv_freq_hi_[i], -hi[i]) + p * inv_freq_lo_[i];
   }
-  detail::kernels(isa).sincos(hi, lo, s, c, n);
+  k.sincos(hi, lo, s, c, n);
   for (std::size_t i = 0; i < n; ++i) {
     cos_out[i] = static_cast<float>(attention_ * c[i]);
     sin_out[i] = static_cast<float>(attention_ * s[i]);
@@ -174,7 +179,7 @@ void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
     Scratch scratch(plan);
     for (std::int64_t t = begin; t < end; ++t) {
-      plan.table_row({positions + t * axes, static_cast<std::size_t>(axes)}, scratch.c.data(), scratch.s.data(), options.isa);
+      plan.row_unchecked(positions + t * axes, scratch.c.data(), scratch.s.data(), kern);
       expand(plan, scratch.c.data(), scratch.s.data(), scratch.C.data(), scratch.S.data());
       rotate_token(kern, plan, d, t, n_heads, q, scratch.C.data(), scratch.S.data());
       if (k.in) rotate_token(kern, plan, d, t, n_heads, k, scratch.C.data(), scratch.S.data());

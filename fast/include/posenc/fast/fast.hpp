@@ -19,6 +19,10 @@
 
 namespace posenc::fast {
 
+namespace detail {
+struct Kernels;
+}
+
 enum class Isa { scalar, avx2, avx512 };
 std::string_view to_string(Isa isa);
 Isa parse_isa(std::string_view s);
@@ -55,6 +59,8 @@ class RopePlan {
   // cos and sin of pair i's angle at `positions` (one per axis), times the attention factor,
   // rounded to binary32: the rows of the table every rotation uses.
   void table_row(std::span<const std::int64_t> positions, float* cos_out, float* sin_out, Isa isa) const;
+  // The same without validation, for callers that checked every position already.
+  void row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out, const detail::Kernels& k) const;
 
  private:
   RopeParams params_;

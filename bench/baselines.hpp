@@ -1,0 +1,14 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace posenc::bench {
+
+void stream_copy(const float* in, float* out, std::size_t n);
+void stream_scale_in_place(float* x, std::size_t n, float s);
+void naive_rope(const float* x, float* y, const std::int64_t* positions, std::int64_t tokens, std::int64_t heads,
+                std::int64_t dim, float base);
+void table_rope(const float* x, float* y, const float* cos_table, const float* sin_table, std::int64_t tokens,
+                std::int64_t heads, std::int64_t dim);
+
+}  // namespace posenc::bench
