@@ -25,20 +25,18 @@ Row sinusoidal_row(Implementation& impl, const SinusoidalParams& p, std::int64_t
   return r;
 }
 
-// Where pair i's sine and cosine sit, and its frequency (in long double: the property's own
-// arithmetic must not add error comparable to the implementation's).
+// Where pair i's sine and cosine sit (as size_t indices), and its frequency (in long double: the
+// property's own arithmetic must not add error comparable to the implementation's).
 std::size_t sin_index(const SinusoidalParams& p, std::size_t i) {
-  return p.layout == SinusoidalLayout::interleaved ? 2 * i : i;
+  return static_cast<std::size_t>(p.sin_index(static_cast<std::int64_t>(i)));
 }
 std::size_t cos_index(const SinusoidalParams& p, std::size_t i) {
-  return p.layout == SinusoidalLayout::interleaved ? 2 * i + 1 : i + static_cast<std::size_t>(p.d_model / 2);
+  return static_cast<std::size_t>(p.cos_index(static_cast<std::int64_t>(i)));
 }
 long double frequency(const SinusoidalParams& p, std::size_t i) {
-  const auto half = static_cast<long double>(p.d_model / 2);
-  const long double exponent = p.frequencies == SinusoidalFrequencies::paper
-                                   ? static_cast<long double>(i) / half
-                                   : static_cast<long double>(i) / std::max(half - 1, 1.0L);
-  return std::pow(static_cast<long double>(p.base), -exponent);
+  const auto e = p.frequency_exponent(static_cast<std::int64_t>(i));
+  return std::pow(static_cast<long double>(p.base),
+                  -static_cast<long double>(e.numerator) / static_cast<long double>(e.denominator));
 }
 
 void sinusoidal_shift_linearity(Implementation& impl, const Tolerance& t) {

@@ -17,10 +17,8 @@ long double exact_value(const std::string& decimal) { return std::strtold(decima
 // Frequencies of a sinusoidal encoding in binary64: enough for a tolerance, which needs no
 // certification.
 double sinusoidal_frequency(const SinusoidalParams& p, std::int64_t i) {
-  const bool paper = p.frequencies == SinusoidalFrequencies::paper;
-  const double denominator = paper ? static_cast<double>(p.d_model)
-                                   : static_cast<double>(std::max<std::int64_t>(p.d_model / 2 - 1, 1));
-  return std::pow(p.base, -(paper ? 2.0 * static_cast<double>(i) : static_cast<double>(i)) / denominator);
+  const auto e = p.frequency_exponent(i);
+  return std::pow(p.base, -static_cast<double>(e.numerator) / static_cast<double>(e.denominator));
 }
 
 struct RopeKnowledge {

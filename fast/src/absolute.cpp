@@ -34,19 +34,15 @@ void sinusoidal_pairs(const SinusoidalParams& p, std::int64_t position, Isa isa,
 }
 
 std::size_t sin_index(const SinusoidalParams& p, std::size_t i) {
-  return p.layout == SinusoidalLayout::interleaved ? 2 * i : i;
+  return static_cast<std::size_t>(p.sin_index(static_cast<std::int64_t>(i)));
 }
 std::size_t cos_index(const SinusoidalParams& p, std::size_t i) {
-  return p.layout == SinusoidalLayout::interleaved ? 2 * i + 1 : i + static_cast<std::size_t>(p.d_model / 2);
+  return static_cast<std::size_t>(p.cos_index(static_cast<std::int64_t>(i)));
 }
 
 long double slope(const AlibiParams& p, std::int64_t head) {
-  // Press et al.'s get_slopes: 2^(-8(h+1)/m) for the first m = 2^floor(log2 n) heads, then every
-  // other slope of 2m heads.
-  std::int64_t m = 1;
-  while (m * 2 <= p.n_heads) m *= 2;
-  const std::int64_t numerator = head < m ? -8 * (head + 1) : -4 * (2 * (head - m) + 1);
-  return std::exp2(static_cast<long double>(numerator) / static_cast<long double>(m));
+  const AlibiSlopeExponent e = alibi_slope_exponent(p, head);
+  return std::exp2(static_cast<long double>(e.numerator) / static_cast<long double>(e.denominator));
 }
 
 }  // namespace

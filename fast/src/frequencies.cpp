@@ -122,9 +122,8 @@ LongFrequencies rope_frequencies(const RopeParams& p) {
 }
 
 long double sinusoidal_frequency(const SinusoidalParams& p, std::int64_t i) {
-  const bool paper = p.frequencies == SinusoidalFrequencies::paper;
-  const L exponent = paper ? L(2 * i) / L(p.d_model) : L(i) / L(std::max<std::int64_t>(p.d_model / 2 - 1, 1));
-  return std::exp(-exponent * std::log(L(p.base)));
+  const auto e = p.frequency_exponent(i);
+  return std::exp(-L(e.numerator) / L(e.denominator) * std::log(L(p.base)));
 }
 
 }  // namespace posenc::fast::detail

@@ -1,3 +1,5 @@
+#include <bit>
+
 #include "check.hpp"
 #include "posenc/params/alibi.hpp"
 
@@ -5,6 +7,12 @@ namespace posenc {
 namespace {
 constexpr std::array kModes{"causal", "symmetric"};
 }  // namespace
+
+AlibiSlopeExponent alibi_slope_exponent(const AlibiParams& p, std::int64_t head) {
+  const auto m = static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(p.n_heads)));
+  if (head < m) return {-8 * (head + 1), m};
+  return {-4 * (2 * (head - m) + 1), m};
+}
 
 void validate(const AlibiParams& p) {
   check::in_range("alibi.n_heads", p.n_heads, 1, std::int64_t{1} << 20);

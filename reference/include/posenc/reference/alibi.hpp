@@ -13,10 +13,8 @@ namespace posenc::ref {
 
 template <class R>
 Approx<R> alibi_slope(const AlibiParams& p, std::int64_t head) {
-  const auto n = static_cast<std::uint64_t>(p.n_heads);
-  const auto m = static_cast<std::int64_t>(std::bit_floor(n));
-  if (head < m) return pow2_rational<R>(-8 * (head + 1), m);
-  return pow2_rational<R>(-4 * (2 * (head - m) + 1), m);
+  const AlibiSlopeExponent e = alibi_slope_exponent(p, head);
+  return pow2_rational<R>(e.numerator, e.denominator);
 }
 
 template <class R>

@@ -15,14 +15,12 @@ namespace posenc::ref {
 template <class R>
 std::vector<Approx<R>> sinusoidal_frequencies(const SinusoidalParams& p) {
   const std::int64_t half = p.d_model / 2;
-  const bool paper = p.frequencies == SinusoidalFrequencies::paper;
-  const std::int64_t denominator = paper ? p.d_model : std::max<std::int64_t>(half - 1, 1);
   const Approx<R> log_base = log(exact_double<R>(p.base));
   std::vector<Approx<R>> w;
   w.reserve(static_cast<std::size_t>(half));
   for (std::int64_t i = 0; i < half; ++i) {
-    const std::int64_t numerator = paper ? -2 * i : -i;
-    w.push_back(exp(exact_int<R>(numerator) / exact_int<R>(denominator) * log_base));
+    const auto e = p.frequency_exponent(i);
+    w.push_back(exp(exact_int<R>(-e.numerator) / exact_int<R>(e.denominator) * log_base));
   }
   return w;
 }
@@ -35,9 +33,8 @@ std::vector<Approx<R>> sinusoidal_row(const SinusoidalParams& p, std::int64_t po
   const Approx<R> pos = exact_int<R>(position);
   for (std::size_t i = 0; i < half; ++i) {
     const Approx<R> angle = pos * w[i];
-    const bool interleaved = p.layout == SinusoidalLayout::interleaved;
-    row[interleaved ? 2 * i : i] = sin(angle);
-    row[interleaved ? 2 * i + 1 : half + i] = cos(angle);
+    row[static_cast<std::size_t>(p.sin_index(static_cast<std::int64_t>(i)))] = sin(angle);
+    row[static_cast<std::size_t>(p.cos_index(static_cast<std::int64_t>(i)))] = cos(angle);
   }
   return row;
 }

@@ -16,6 +16,12 @@ struct AlibiParams {
   AlibiMode mode = AlibiMode::causal;
 };
 
+// slope_head = 2^(numerator / denominator): the exact exponent, shared by every implementation.
+struct AlibiSlopeExponent {
+  std::int64_t numerator, denominator;
+};
+AlibiSlopeExponent alibi_slope_exponent(const AlibiParams& p, std::int64_t head);
+
 void validate(const AlibiParams& p);
 void validate_alibi_head(const AlibiParams& p, std::int64_t head);
 // Query and key positions in [0, 2^53]; in causal mode key <= query.

@@ -20,6 +20,20 @@ struct SinusoidalParams {
   double base = 10000.0;     // finite, > 1
   SinusoidalLayout layout = SinusoidalLayout::interleaved;
   SinusoidalFrequencies frequencies = SinusoidalFrequencies::paper;
+
+  // w_i = base^(-numerator/denominator): the exact exponent of pair i's frequency.
+  struct Exponent {
+    std::int64_t numerator, denominator;
+  };
+  Exponent frequency_exponent(std::int64_t i) const {
+    if (frequencies == SinusoidalFrequencies::paper) return {2 * i, d_model};
+    return {i, d_model / 2 - 1 > 1 ? d_model / 2 - 1 : 1};
+  }
+  // Where pair i's sine and cosine sit in a row of d_model values.
+  std::int64_t sin_index(std::int64_t i) const { return layout == SinusoidalLayout::interleaved ? 2 * i : i; }
+  std::int64_t cos_index(std::int64_t i) const {
+    return layout == SinusoidalLayout::interleaved ? 2 * i + 1 : i + d_model / 2;
+  }
 };
 
 void validate(const SinusoidalParams& p);
