@@ -4,7 +4,6 @@
 #include <limits>
 #include <string>
 
-#include "elements.hpp"
 #include "frequencies.hpp"
 #include "kernels.hpp"
 #include "posenc/errors.hpp"
@@ -23,10 +22,7 @@ void sinusoidal_pairs(const SinusoidalParams& p, std::int64_t position, Isa isa,
   std::vector<double> hi(half), lo(half);
   const auto pos = static_cast<double>(position);
   for (std::size_t i = 0; i < half; ++i) {
-    const long double w = detail::sinusoidal_frequency(p, static_cast<std::int64_t>(i));
-    const auto w_hi = static_cast<double>(w), w_lo = static_cast<double>(w - w_hi);
-    hi[i] = pos * w_hi;
-    lo[i] = std::fma(pos, w_hi, -hi[i]) + pos * w_lo;
+    detail::angle(pos, detail::split(detail::sinusoidal_frequency(p, static_cast<std::int64_t>(i))), hi[i], lo[i]);
   }
   s.resize(half);
   c.resize(half);

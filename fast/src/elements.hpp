@@ -1,6 +1,9 @@
 #pragma once
 // Single-element operations every path uses for its scalar work and its loop tails, so that all
 // paths round identically: storage conversions (round to nearest even) and one rotated element.
+// Internal linkage (anonymous namespace): every path's translation unit, compiled with its own
+// target flags, keeps its own copy; shared functions would let the linker keep, say, the
+// AVX-512 build of rotate_pairs and call it from the scalar path on a CPU without AVX-512.
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -9,6 +12,7 @@
 #include "posenc/fast/fast.hpp"
 
 namespace posenc::fast::detail {
+namespace {
 
 inline float bf16_to_float(std::uint16_t h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16); }
 
@@ -72,4 +76,5 @@ inline void rotate_pairs(DType d, bool interleaved, std::int64_t span, std::int6
   }
 }
 
+}  // namespace
 }  // namespace posenc::fast::detail

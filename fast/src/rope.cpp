@@ -106,11 +106,7 @@ std::size_t size_of(DType d) { return d == DType::f32 ? 4 : 2; }
 RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   validate(params_);
   const auto f = detail::rope_frequencies(params_);
-  for (long double w : f.inv_freq) {
-    const auto hi = static_cast<double>(w);
-    inv_freq_hi_.push_back(hi);
-    inv_freq_lo_.push_back(static_cast<double>(w - hi));
-  }
+  for (long double w : f.inv_freq) inv_freq_.push_back(detail::split(w));
   for (std::int64_t i = 0; i < pairs(); ++i) axis_.push_back(static_cast<int>(params_.pair_axis(i)));
   attention_ = static_cast<double>(f.attention);
 }
@@ -130,10 +126,7 @@ void RopePlan::row_unchecked(const std::int64_t* positions, float* cos_out, floa
   double* hi = n > 256 ? large.data() : small;
   double *lo = hi + n, *s = lo + n, *c = s + n;
   for (std::size_t i = 0; i < n; ++i) {
-    // p w = hi + lo exactly enough: the product's rounding error by FMA, plus p times w's tail.
-    const auto p = static_cast<double>(positions[axis_[i]]);
-    hi[i] = p * inv_freq_hi_[i];
-    lo[i] = std::fma(p, inv_freq_hi_[i], -hi[i]) + p * inv_freq_lo_[i];
+    detail::angle(static_cast<double>(positions[axis_[i]]), inv_freq_[i], hi[i], lo[i]);
   }
   k.sincos(hi, lo, s, c, n);
   for (std::size_t i = 0; i < n; ++i) {

@@ -3,7 +3,7 @@
 #include <immintrin.h>
 #include <sleef.h>
 
-#include "../elements.hpp"
+#include "../generic/rotate.hpp"
 #include "../kernels.hpp"
 
 namespace posenc::fast::detail {
@@ -20,77 +20,51 @@ void sincos(const double* hi, const double* lo, double* s, double* c, std::size_
   scalar_kernels().sincos(hi + i, lo + i, s + i, c + i, n - i);
 }
 
-template <DType D>
-__m512 load16(const void* p, std::int64_t i) {
-  if constexpr (D == DType::f32) {
-    return _mm512_loadu_ps(static_cast<const float*>(p) + i);
-  } else {
-    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(static_cast<const std::uint16_t*>(p) + i));
-    if constexpr (D == DType::bf16) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-    return _mm512_cvtph_ps(h);
-  }
-}
+struct Vec {
+  static constexpr std::int64_t kWidth = 16;
 
-template <DType D>
-void store16(void* p, std::int64_t i, __m512 v) {
-  if constexpr (D == DType::f32) {
-    _mm512_storeu_ps(static_cast<float*>(p) + i, v);
-  } else {
-    auto* out = reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(p) + i);
-    if constexpr (D == DType::bf16) {
-      // Round to nearest even on the bit pattern; NaN keeps its top bits, made quiet.
-      const __m512i b = _mm512_castps_si512(v);
-      const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
-      const __m512i rounded = _mm512_add_epi32(b, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), lsb));
-      const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(b, _mm512_set1_epi32(0x7fffffff)),
-                                                    _mm512_set1_epi32(0x7f800000));
-      const __m512i chosen = _mm512_mask_or_epi32(rounded, nan, b, _mm512_set1_epi32(0x400000));
-      _mm256_storeu_si256(out, _mm512_cvtepi32_epi16(_mm512_srli_epi32(chosen, 16)));
+  template <DType D>
+  static __m512 load(const void* p, std::int64_t i) {
+    if constexpr (D == DType::f32) {
+      return _mm512_loadu_ps(static_cast<const float*>(p) + i);
     } else {
-      _mm256_storeu_si256(out, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(static_cast<const std::uint16_t*>(p) + i));
+      if constexpr (D == DType::bf16) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+      return _mm512_cvtph_ps(h);
     }
   }
-}
 
-template <DType D>
-void rotate_as(bool interleaved, std::int64_t span, const float* C, const float* S, const void* x, void* y) {
-  if (interleaved) {
-    std::int64_t j = 0;
-    for (; j + 16 <= span; j += 16) {
-      const __m512 v = load16<D>(x, j);
-      const __m512 swapped = _mm512_permute_ps(v, 0xB1);  // (x1, x0, x3, x2, ...)
-      store16<D>(y, j, _mm512_fmadd_ps(v, _mm512_loadu_ps(C + j), _mm512_mul_ps(swapped, _mm512_loadu_ps(S + j))));
+  template <DType D>
+  static void store(void* p, std::int64_t i, __m512 v) {
+    if constexpr (D == DType::f32) {
+      _mm512_storeu_ps(static_cast<float*>(p) + i, v);
+    } else {
+      auto* out = reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(p) + i);
+      if constexpr (D == DType::bf16) {
+        // Round to nearest even on the bit pattern; NaN keeps its top bits, made quiet.
+        const __m512i b = _mm512_castps_si512(v);
+        const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
+        const __m512i rounded = _mm512_add_epi32(b, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), lsb));
+        const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(b, _mm512_set1_epi32(0x7fffffff)),
+                                                      _mm512_set1_epi32(0x7f800000));
+        const __m512i chosen = _mm512_mask_or_epi32(rounded, nan, b, _mm512_set1_epi32(0x400000));
+        _mm256_storeu_si256(out, _mm512_cvtepi32_epi16(_mm512_srli_epi32(chosen, 16)));
+      } else {
+        _mm256_storeu_si256(out, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      }
     }
-    rotate_pairs(D, true, span, j / 2, C, S, x, y);
-  } else {
-    const std::int64_t h = span / 2;
-    std::int64_t i = 0;
-    for (; i + 16 <= h; i += 16) {
-      const __m512 a = load16<D>(x, i), b = load16<D>(x, h + i);
-      const __m512 ya = _mm512_fmadd_ps(a, _mm512_loadu_ps(C + i), _mm512_mul_ps(b, _mm512_loadu_ps(S + i)));
-      const __m512 yb = _mm512_fmadd_ps(b, _mm512_loadu_ps(C + h + i), _mm512_mul_ps(a, _mm512_loadu_ps(S + h + i)));
-      store16<D>(y, i, ya);
-      store16<D>(y, h + i, yb);
-    }
-    rotate_pairs(D, false, span, i, C, S, x, y);
   }
-}
 
-void rotate(DType d, bool interleaved, std::int64_t span, const float* C, const float* S, const void* x, void* y) {
-  switch (d) {
-    case DType::f32:
-      return rotate_as<DType::f32>(interleaved, span, C, S, x, y);
-    case DType::bf16:
-      return rotate_as<DType::bf16>(interleaved, span, C, S, x, y);
-    case DType::f16:
-      return rotate_as<DType::f16>(interleaved, span, C, S, x, y);
-  }
-}
+  static __m512 loadf(const float* p) { return _mm512_loadu_ps(p); }
+  static __m512 fmadd(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
+  static __m512 mul(__m512 a, __m512 b) { return _mm512_mul_ps(a, b); }
+  static __m512 swap_pairs(__m512 v) { return _mm512_permute_ps(v, 0xB1); }
+};
 
 }  // namespace
 
 const Kernels& avx512_kernels() {
-  static const Kernels k{sincos, rotate};
+  static const Kernels k{sincos, rotate<Vec>};
   return k;
 }
 

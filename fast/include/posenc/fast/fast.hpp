@@ -21,7 +21,10 @@ namespace posenc::fast {
 
 namespace detail {
 struct Kernels;
-}
+struct SplitFrequency {  // a frequency as a double-double (hi + lo)
+  double hi, lo;
+};
+}  // namespace detail
 
 enum class Isa { scalar, avx2, avx512 };
 std::string_view to_string(Isa isa);
@@ -46,25 +49,30 @@ struct Options {
   int threads = 1;  // >= 1; tokens are split between threads
 };
 
+struct RopeTensor;
+
 // A RoPE configuration derived once: per pair the frequency as a double-double, the attention
 // factor, the element pairing. Validates the parameters.
 class RopePlan {
  public:
   explicit RopePlan(const RopeParams& params);
   const RopeParams& params() const { return params_; }
-  std::int64_t pairs() const { return static_cast<std::int64_t>(inv_freq_hi_.size()); }
-  double inv_freq(std::int64_t i) const { return inv_freq_hi_[static_cast<std::size_t>(i)]; }
+  std::int64_t pairs() const { return static_cast<std::int64_t>(inv_freq_.size()); }
+  double inv_freq(std::int64_t i) const { return inv_freq_[static_cast<std::size_t>(i)].hi; }
   double attention_factor() const { return attention_; }
 
   // cos and sin of pair i's angle at `positions` (one per axis), times the attention factor,
   // rounded to binary32: the rows of the table every rotation uses.
   void table_row(std::span<const std::int64_t> positions, float* cos_out, float* sin_out, Isa isa) const;
-  // The same without validation, for callers that checked every position already.
-  void row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out, const detail::Kernels& k) const;
 
  private:
+  // table_row without validation, for rope_apply, which checks every position before any write.
+  void row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out, const detail::Kernels& k) const;
+  friend void rope_apply(const RopePlan&, DType, std::int64_t, std::int64_t, const std::int64_t*, const RopeTensor&,
+                         const RopeTensor&, const Options&);
+
   RopeParams params_;
-  std::vector<double> inv_freq_hi_, inv_freq_lo_;
+  std::vector<detail::SplitFrequency> inv_freq_;
   std::vector<int> axis_;
   double attention_ = 1;
 };
