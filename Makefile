@@ -1,17 +1,19 @@
 # The two entry points of the README. Each installs what is missing, configures, builds and runs.
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
+# OFF skips the HTML report's headless-Chromium test and the browser it needs (~300 MB).
+BROWSER_TEST ?= ON
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps configure build conform test bench vectors clean
+.PHONY: all deps configure build conform test sanitize fuzz bench vectors clean
 
 all: build
 
 deps:
-	@scripts/install-deps.sh
+	@POSENC_BROWSER_TEST=$(BROWSER_TEST) scripts/install-deps.sh
 
 configure: deps
-	@cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS) -DPOSENC_BROWSER_TEST=$(BROWSER_TEST) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -24,6 +26,15 @@ conform: build
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
+# ASan+UBSan build running every test (build-asan/), TSan build running the threaded fast tests.
+sanitize: deps
+	@POSENC_BROWSER_TEST=$(BROWSER_TEST) scripts/sanitizers.sh
+
+# libFuzzer targets (clang) for FUZZ_SECONDS each (60 by default; longer on demand).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
 # Speed of the fast path against copy bandwidth, naive loops and the reference, with a ratio table.
 bench: build
 	@$(BUILD_DIR)/bench/posenc_bench
@@ -33,4 +44,4 @@ vectors: build
 	@$(BUILD_DIR)/posenc generate --out vectors
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) build-asan build-tsan build-fuzz

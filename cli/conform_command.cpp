@@ -8,7 +8,9 @@
 
 #include "commands.hpp"
 #include "numbers.hpp"
+#include "text_io.hpp"
 #include "posenc/conformance/fast_implementation.hpp"
+#include "posenc/conformance/html_report.hpp"
 #include "posenc/conformance/plugin_implementation.hpp"
 #include "posenc/conformance/results_implementation.hpp"
 #include "posenc/conformance/runner.hpp"
@@ -20,17 +22,21 @@ struct ConformOptions {
   std::string impl = "reference";
   std::string profile = "strict";
   std::optional<std::string> bound;
-  std::string vectors = POSENC_DEFAULT_VECTORS;
+  std::string vectors = default_vectors_dir();
+  bool own_vectors = false;
   std::string filter;
   std::optional<std::string> formats;
   std::optional<std::string> report;
   std::optional<std::string> junit;
+  std::optional<std::string> html;
   std::string timeout = "10";
+  std::string memory_limit = "4096";
   std::string seed = "1";
   std::string property_cases = "100";
 };
 
-std::unique_ptr<conformance::Implementation> make_implementation(const std::string& name, double timeout) {
+std::unique_ptr<conformance::Implementation> make_implementation(const std::string& name, double timeout,
+                                                                 std::size_t memory_limit_mib) {
   if (name == "reference") return std::make_unique<conformance::ReferenceImplementation>();
   // fast: the path POSENC_ISA forces, else the best this machine has; fast:ISA names one.
   if (name == "fast") return std::make_unique<conformance::FastImplementation>(fast::selected_isa());
@@ -43,16 +49,10 @@ std::unique_ptr<conformance::Implementation> make_implementation(const std::stri
     return std::make_unique<conformance::FastImplementation>(isa);
   }
   if (name.find('/') != std::string::npos || name.ends_with(".so")) {
-    return std::make_unique<conformance::PluginImplementation>(name, timeout);
+    return std::make_unique<conformance::PluginImplementation>(name, timeout, memory_limit_mib);
   }
   throw InvalidParameter("--impl", "'" + name + "'",
                          "reference, fast, fast:scalar|avx2|avx512 or the path of a plugin shared library (PATH.so)");
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw Error("cannot write " + path);
 }
 
 // Options both `conform` and `verify` take.
@@ -61,17 +61,33 @@ void add_judging_options(CLI::App* c, ConformOptions& o) {
       ->capture_default_str();
   c->add_option("--bound", o.bound, "explicit bound in scaled units, replacing the profile's");
   c->add_option("--vectors", o.vectors, "folder of golden vectors with its MANIFEST")->capture_default_str();
+  c->add_flag("--own-vectors", o.own_vectors,
+              "trust the folder's own MANIFEST (vectors of your own); by default it must be the shipped one");
   c->add_option("--filter", o.filter, "only vector files whose path contains this text");
   c->add_option("--formats", o.formats, "output formats to check, e.g. f32,bf16 (default all four)");
   c->add_option("--report", o.report, "write a JSON report to this file");
   c->add_option("--junit", o.junit, "write JUnit XML to this file");
+  c->add_option("--html", o.html, "write a self-contained HTML report (plots of error against position) to this file");
+}
+
+// The command line that reruns this check: what the reports print next to a failure.
+std::string replay_command(const std::string& head, const ConformOptions& o, bool properties) {
+  std::string command = head + " --profile " + shell_quote(o.profile);
+  if (o.bound) command += " --bound " + shell_quote(*o.bound);
+  if (o.vectors != default_vectors_dir()) command += " --vectors " + shell_quote(o.vectors);
+  if (o.own_vectors) command += " --own-vectors";
+  if (!o.filter.empty()) command += " --filter " + shell_quote(o.filter);
+  if (o.formats) command += " --formats " + shell_quote(*o.formats);
+  if (properties) command += " --seed " + shell_quote(o.seed) + " --property-cases " + shell_quote(o.property_cases);
+  return command;
 }
 
 // Runs the implementation `make` builds with the options, prints and writes the reports.
 void judge(const ConformOptions& o, const std::function<std::unique_ptr<conformance::Implementation>()>& make,
-           int& status, bool properties) {
+           const std::string& replay, int& status, bool properties) {
   conformance::RunOptions options;
   options.vectors = o.vectors;
+  if (!o.own_vectors) options.manifest_sha256 = shipped_manifest_sha256();
   options.filter = o.filter;
   options.tolerance.profile = conformance::parse_profile(o.profile);
   if (o.bound) {
@@ -88,6 +104,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   auto report = conformance::run_vectors(*impl, options, [&](std::size_t done, std::size_t total) {
     if (terminal) std::cerr << "\r" << done << "/" << total << " vector files" << (done == total ? "\n" : "") << std::flush;
   });
+  report.replay = replay;
   if (properties) {
     conformance::PropertyOptions p;
     p.tolerance = options.tolerance;
@@ -101,6 +118,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   conformance::print_summary(std::cout, report);
   if (o.report) write_text(*o.report, conformance::report_json(report));
   if (o.junit) write_text(*o.junit, conformance::junit_xml(report));
+  if (o.html) write_text(*o.html, conformance::html_report({report}));
   status = report.conformant() ? 0 : 1;
 }
 
@@ -112,6 +130,8 @@ void add_conform_command(CLI::App& app, int& status) {
   c->add_option("--impl", o->impl, "implementation under test: reference, fast (POSENC_ISA or the best path), fast:scalar|avx2|avx512, or PATH.so (a plugin, posenc/plugin.h)")
       ->capture_default_str();
   c->add_option("--timeout", o->timeout, "seconds a plugin may take for one case")->capture_default_str();
+  c->add_option("--memory-limit", o->memory_limit, "MiB a plugin may map during one call (its address space is capped)")
+      ->capture_default_str();
   c->add_option("--seed", o->seed, "seed of the property-based checks (replays a counterexample)")->capture_default_str();
   c->add_option("--property-cases", o->property_cases, "cases per property (0: skip the properties)")
       ->capture_default_str();
@@ -119,7 +139,12 @@ void add_conform_command(CLI::App& app, int& status) {
   c->callback([o, &status] {
     const double timeout = parse_double("--timeout", o->timeout);
     if (!(timeout > 0)) throw InvalidParameter("--timeout", o->timeout, "a number of seconds > 0");
-    judge(*o, [&] { return make_implementation(o->impl, timeout); }, status, true);
+    const std::int64_t memory = parse_int64("--memory-limit", o->memory_limit);
+    if (memory < 16 || memory > (std::int64_t{1} << 30)) {
+      throw InvalidParameter("--memory-limit", o->memory_limit, "a number of MiB in [16, 2^30]");
+    }
+    judge(*o, [&] { return make_implementation(o->impl, timeout, static_cast<std::size_t>(memory)); },
+          replay_command("posenc conform --impl " + shell_quote(o->impl), *o, true), status, true);
   });
 
   auto v = std::make_shared<ConformOptions>();
@@ -128,7 +153,8 @@ void add_conform_command(CLI::App& app, int& status) {
   r->add_option("--results", *results, "results file")->required();
   add_judging_options(r, *v);
   r->callback([v, results, &status] {
-    judge(*v, [&] { return std::make_unique<conformance::ResultsImplementation>(*results); }, status, false);
+    judge(*v, [&] { return std::make_unique<conformance::ResultsImplementation>(*results); },
+          replay_command("posenc verify --results " + shell_quote(*results), *v, false), status, false);
   });
 }
 

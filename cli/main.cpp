@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   posenc::cli::add_eval_command(app);
   posenc::cli::add_seeds_command(app);
   posenc::cli::add_generate_command(app);
+  posenc::cli::add_list_command(app);
+  posenc::cli::add_compare_command(app);
   int status = 0;
   posenc::cli::add_conform_command(app, status);
   try {

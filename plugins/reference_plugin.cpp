@@ -7,6 +7,7 @@
 #include "abi_params.hpp"
 #include "posenc/plugin.h"
 #include "posenc/reference/reference.hpp"
+#include "posenc/strided_view.hpp"
 
 namespace {
 
@@ -51,10 +52,18 @@ const posenc_plugin_info* posenc_plugin_query(void) { return &kInfo; }
 posenc_status posenc_rope_apply(const posenc_rope_params* a, posenc_dtype dtype, int64_t n_tokens, int64_t n_heads,
                                 const int64_t* positions, const void* x, int64_t x_token_stride, int64_t x_head_stride,
                                 void* y, int64_t y_token_stride, int64_t y_head_stride) {
-  if (!a || !valid_dtype(dtype) || n_tokens < 0 || n_heads < 0) return POSENC_INVALID_PARAMETERS;
+  if (!a || !valid_dtype(dtype) || n_tokens < 0 || n_heads < 1) return POSENC_INVALID_PARAMETERS;
   return guarded([&] {
     const RopeParams p = plugin::from_abi(*a);
     validate(p);
+    if (n_tokens > 0 && (!positions || !x || !y)) throw InvalidParameter("positions, x, y", "null", "non-null pointers");
+    // Strides and aliasing (SPEC.md section 8): rows of y disjoint, y either x itself (in place,
+    // same strides) or separate from it.
+    const StridedView x_view{"x", x, n_tokens, n_heads, p.head_dim, x_token_stride, x_head_stride, element_size(dtype)};
+    const StridedView y_view{"y", y, n_tokens, n_heads, p.head_dim, y_token_stride, y_head_stride, element_size(dtype)};
+    check_view(x_view, "x_token_stride", "x_head_stride", false);
+    check_view(y_view, "y_token_stride", "y_head_stride", true);
+    if (x != y || x_token_stride != y_token_stride || x_head_stride != y_head_stride) check_disjoint(x_view, y_view);
     const auto axes = static_cast<std::size_t>(p.position_axes());
     const auto d = static_cast<std::size_t>(p.head_dim);
     for (int64_t t = 0; t < n_tokens; ++t) {

@@ -12,7 +12,13 @@ packages=(
   libssl-dev          # SHA-256 of the vector files (vectors/MANIFEST)
   python3-jsonschema  # validates the vector files against vectors/schema in the tests
   python3-numpy       # the seed 003 numpy RoPE example (examples/python) that writes a results file
+  clang libclang-rt-14-dev  # libFuzzer for the fuzz targets (make fuzz)
 )
+
+# The HTML report's browser test (POSENC_BROWSER_TEST=OFF skips it, and these).
+if [ "${POSENC_BROWSER_TEST:-ON}" != "OFF" ]; then
+  packages+=(chromium python3-pil)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -3,7 +3,8 @@
 set -u
 posenc="$1"
 failures=0
-pass() { echo "ok: $1"; }
+passes=0
+pass() { echo "ok: $1"; passes=$((passes + 1)); }
 fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
 
 expect_output() {  # description, expected substring, command...
@@ -52,5 +53,48 @@ expect_status "conform: unknown profile" 2 "invalid --profile = 'fuzzy'" "$posen
 expect_status "conform: missing vectors" 2 "/nonexistent/MANIFEST: cannot open" "$posenc" conform --vectors /nonexistent
 expect_status "conform: unknown implementation" 2 "invalid --impl = 'cuda'" "$posenc" conform --impl cuda
 
-echo "$((22 - failures)) passed, $failures failed"
+# Everyday commands: the help names every subcommand the README uses, each subcommand's help
+# works, and `list` counts what MANIFEST lists.
+for sub in eval seeds generate list compare conform verify; do
+  expect_output "--help lists $sub" "  $sub " "$posenc" --help
+  expect_output "$sub --help" "Usage:" "$posenc" "$sub" --help
+done
+for option in --impl --profile --bound --vectors --filter --formats --report --junit --html --seed --property-cases --timeout; do
+  expect_output "conform --help documents $option" "$option" "$posenc" conform --help
+done
+vectors=$(dirname "$0")/../vectors
+cases=$(awk '!/^#/ {n += $2; f += 1} END {print f " files, " n " cases"}' "$vectors/MANIFEST")
+expect_output "list: $cases as MANIFEST says" "$cases" "$posenc" list --vectors "$vectors"
+expect_output "list: RoPE scalings" "none, linear, ntk, dynamic, yarn, llama3, longrope" "$posenc" list --vectors "$vectors"
+expect_status "compare: missing report" 2 "/nonexistent.json: cannot open" "$posenc" compare /nonexistent.json
+expect_status "list: missing vectors" 2 "/nonexistent/MANIFEST: cannot open" "$posenc" list --vectors /nonexistent
+
+# Tampered vector sets are refused, naming the file; --own-vectors trusts a folder's own MANIFEST.
+tampered=$(mktemp -d)
+trap 'rm -rf "$tampered"' EXIT
+fresh_copy() { rm -rf "$tampered/v"; cp -r "$vectors" "$tampered/v"; }
+fresh_copy
+echo " " >>"$tampered/v/alibi/slopes.json"
+expect_status "modified file refused" 2 "alibi/slopes.json: SHA-256 differs from MANIFEST" \
+  "$posenc" conform --vectors "$tampered/v" --filter alibi/slopes
+fresh_copy
+truncate -s 1000 "$tampered/v/rope/none.json"
+expect_status "truncated file refused" 2 "rope/none.json: SHA-256 differs from MANIFEST (modified or truncated" \
+  "$posenc" conform --vectors "$tampered/v" --filter rope/none
+fresh_copy
+cp "$tampered/v/alibi/slopes.json" "$tampered/v/alibi/mine.json"
+expect_status "extra file refused" 2 "alibi/mine.json: not listed in MANIFEST" "$posenc" conform --vectors "$tampered/v"
+fresh_copy
+# A file edited together with its MANIFEST line: only the shipped MANIFEST's own hash catches it.
+sed -i 's/"0x1p-8"/"0x1p-7"/' "$tampered/v/alibi/slopes.json"
+new_hash=$(sha256sum "$tampered/v/alibi/slopes.json" | cut -d' ' -f1)
+sed -i "s/^[0-9a-f]*\( .* alibi\/slopes.json\)$/$new_hash\1/" "$tampered/v/MANIFEST"
+expect_status "file and MANIFEST edited together refused" 2 "MANIFEST: SHA-256" \
+  "$posenc" conform --vectors "$tampered/v" --filter alibi/slopes
+expect_status "... and the message says how to run own vectors" 2 "--own-vectors runs on vectors of your own" \
+  "$posenc" list --vectors "$tampered/v"
+expect_output "--own-vectors trusts the folder (the edited slope now fails the reference)" "NOT CONFORMANT" \
+  bash -c "'$posenc' conform --vectors '$tampered/v' --own-vectors --filter alibi/slopes --property-cases 0 --profile exact; true"
+
+echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -165,5 +165,49 @@ TEST(Fast, BadCallsAreRefusedWithTheParameterNamed) {
   unsetenv("POSENC_ISA");
 }
 
+// Sizes, strides and aliasing are checked before anything is touched; nothing here may crash or
+// write (the buffers are small: an unchecked call would write far outside them).
+TEST(Fast, BadLayoutsAreRefusedBeforeAnyWrite) {
+  const RopePlan plan(params(RopeLayout::interleaved, 8, 8));
+  std::vector<float> buf(64, 1.0f), other(64, 2.0f);
+  const std::vector<float> before = buf;
+  const std::vector<std::int64_t> pos(4, 3);
+  auto view = [&](float* in, float* out, std::int64_t ts, std::int64_t hs) {
+    RopeTensor t;
+    t.in = in;
+    t.out = out;
+    t.in_token_stride = t.out_token_stride = ts;
+    t.in_head_stride = t.out_head_stride = hs;
+    return t;
+  };
+  auto refused = [&](const std::string& needle, std::int64_t tokens, std::int64_t heads, const RopeTensor& q,
+                     const RopeTensor& k = {}) {
+    const std::string e = error_of([&] { rope_apply(plan, DType::f32, tokens, heads, pos.data(), q, k); });
+    EXPECT_NE(e.find(needle), std::string::npos) << "expected '" << needle << "', got '" << e << "'";
+  };
+  auto out_only = view(other.data(), buf.data(), 16, 8);
+  out_only.out_token_stride = -16;
+  refused("q.out_token_stride = -16", 2, 2, out_only);
+  refused("q.in_head_stride = 0", 2, 2, view(other.data(), buf.data(), 16, 0));
+  refused("q.out strides", 2, 2, view(other.data(), buf.data(), 8, 4));  // rows overlap
+  const std::int64_t huge = std::int64_t{1} << 62;
+  refused("q.in extent", 3, 1, view(other.data(), buf.data(), huge, 8));  // 2 * 2^62 overflows
+  refused("n_tokens", huge, 1, view(other.data(), buf.data(), 8, 8));
+  // Q and K overlapping, an output over the other tensor's input, in and out half-overlapping.
+  refused("q.out and k.out", 2, 2, view(other.data(), buf.data(), 16, 8), view(other.data() + 32, buf.data() + 8, 16, 8));
+  refused("q.out and k.in", 2, 1, view(other.data(), buf.data(), 8, 8), view(buf.data() + 8, other.data() + 40, 8, 8));
+  refused("q.in and q.out", 2, 1, view(buf.data(), buf.data() + 4, 8, 8));
+  EXPECT_EQ(buf, before) << "a refused call wrote";
+  // Accepted: in place, and Q and K interleaved in one fused buffer ([token][q heads, k heads]).
+  EXPECT_NO_THROW(rope_apply(plan, DType::f32, 2, 2, pos.data(), view(buf.data(), buf.data(), 32, 8),
+                             view(buf.data() + 16, buf.data() + 16, 32, 8)));
+  EXPECT_NO_THROW(rope_apply(plan, DType::f32, 2, 2, pos.data(), view(buf.data(), buf.data(), 8, 16), {}));  // [head][token]
+  AlibiParams a;
+  a.n_heads = 2;
+  std::vector<float> scores(16);
+  EXPECT_NE(error_of([&] { alibi_add_bias(a, scores.data(), 2, 4, 4, 2, 0, 0); }).find("scores strides"), std::string::npos);
+  EXPECT_NE(error_of([&] { alibi_add_bias(a, scores.data(), 2, 4, -8, 4, 0, 0); }).find("scores.head_stride = -8"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace posenc::fast

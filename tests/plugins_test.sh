@@ -79,6 +79,9 @@ check "hostile: exit(0) mid-call" 1 "ended without answering" --impl "${p}_exit.
 check "hostile: garbage status" 1 "returned an unknown status 42" --impl "${p}_bad_status.so" --filter rope/partial --formats f64 --property-cases 0
 check "hostile: success without output" 1 "nan, expected" --impl "${p}_no_output.so" --filter rope/partial --formats f64 --property-cases 0
 check "hostile: writes past its output" 1 "crashed with signal 11" --impl "${p}_write_past.so" --filter rope/partial --formats f64 --property-cases 0
+check "hostile: reads past its input" 1 "crashed with signal 11" --impl "${p}_read_past.so" --filter rope/partial --formats f64 --property-cases 0
+check "hostile: prints megabytes to stdout" 1 "printed more than 1048576 bytes to stdout/stderr and was stopped; it printed: \"rope debug: token 0" --impl "${p}_print.so" --filter rope/partial --formats f64 --property-cases 0
+check "hostile: allocates until the limit" 1 "crashed with signal 6" --impl "${p}_alloc_hog.so" --filter rope/partial --formats f64 --property-cases 0 --memory-limit 256
 check "hostile: writes into its input" 1 "modified its input" --impl "${p}_write_input.so" --filter rope/partial --formats f64 --property-cases 0
 check "not a plugin" 2 "cannot load" --impl /etc/hostname.so
 

@@ -55,4 +55,38 @@ std::vector<ManifestEntry> read_manifest(const std::filesystem::path& dir) {
   return out;
 }
 
+std::vector<ManifestEntry> read_checked_manifest(const std::filesystem::path& dir, const std::string& expected_sha256) {
+  if (!expected_sha256.empty()) {
+    const auto actual = sha256_hex(read_bytes(dir / "MANIFEST"));
+    if (actual != expected_sha256) {
+      throw VectorFileError((dir / "MANIFEST").string() + ": SHA-256 " + actual + " is not that of the vectors this posenc " +
+                            "ships (" + expected_sha256 + "): refused (--own-vectors runs on vectors of your own)");
+    }
+  }
+  const auto manifest = read_manifest(dir);
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
+    const auto relative = std::filesystem::relative(entry.path(), dir).generic_string();
+    if (relative.rfind("schema/", 0) == 0) continue;
+    bool listed = false;
+    for (const auto& m : manifest) listed = listed || m.path == relative;
+    if (!listed) throw VectorFileError(entry.path().string() + ": not listed in MANIFEST (refused)");
+  }
+  return manifest;
+}
+
+VectorFile load_listed_file(const std::filesystem::path& dir, const ManifestEntry& entry) {
+  const auto path = dir / entry.path;
+  const std::string text = read_bytes(path);
+  if (sha256_hex(text) != entry.sha256) {
+    throw VectorFileError(path.string() + ": SHA-256 differs from MANIFEST (modified or truncated; refused)");
+  }
+  VectorFile file = parse_vector_file(text, path.string());
+  if (file.number_of_tests() != entry.cases) {
+    throw VectorFileError(path.string() + ": " + std::to_string(file.number_of_tests()) + " cases, MANIFEST says " +
+                          std::to_string(entry.cases));
+  }
+  return file;
+}
+
 }  // namespace posenc::conformance

@@ -4,11 +4,15 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -399,22 +403,60 @@ struct ChildResult {
   std::string failure;  // empty when the child exited normally
 };
 
+// What a plugin may print before it is stopped (SIGXFSZ); anything printed fails the call.
+constexpr std::size_t kPrintLimit = std::size_t{1} << 20;
+
+// Caps the child's address space at what it maps now plus `budget` bytes, so a plugin that
+// allocates without bound fails its call instead of exhausting the machine.
+void limit_address_space(std::size_t budget) {
+  std::size_t pages = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%zu", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  const auto now = pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  if (pages == 0 || now > std::numeric_limits<rlim_t>::max() - budget) return;
+  const rlimit limit{now + budget, now + budget};
+  setrlimit(RLIMIT_AS, &limit);
+}
+
+// The start of what the child printed, for the failure message (an ASan report, a plugin's own
+// error text).
+std::string printed_text(int fd, off_t size) {
+  std::string text(static_cast<std::size_t>(std::min<off_t>(size, 120)), '\0');
+  const ssize_t n = pread(fd, text.data(), text.size(), 0);
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  for (char& ch : text) {
+    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+    if (static_cast<unsigned char>(ch) < 32 || static_cast<unsigned char>(ch) > 126) ch = '?';
+  }
+  return text;
+}
+
 // Forks, runs `work(fd)` in the child, collects what it writes within the timeout.
 template <class Work>
-ChildResult in_child(double timeout_seconds, Work work) {
+ChildResult in_child(double timeout_seconds, std::size_t memory_budget, Work work) {
   int fds[2];
   if (pipe(fds) != 0) throw Error("posenc: pipe failed");
+  // The plugin's stdout and stderr: a memory file the parent measures after the call.
+  const int printed = memfd_create("posenc-plugin-output", MFD_CLOEXEC);
+  if (printed < 0) throw Error("posenc: memfd_create failed");
   std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid < 0) throw Error("posenc: fork failed");
   if (pid == 0) {
     close(fds[0]);
-    // The plugin's own prints must not mix with the suite's report.
-    if (int null = open("/dev/null", O_WRONLY); null >= 0) {
-      dup2(null, STDOUT_FILENO);
-      dup2(null, STDERR_FILENO);
-    }
+    dup2(printed, STDOUT_FILENO);
+    dup2(printed, STDERR_FILENO);
+    const rlimit print_limit{kPrintLimit, kPrintLimit};
+    setrlimit(RLIMIT_FSIZE, &print_limit);
+    signal(SIGXFSZ, SIG_DFL);
+    // A fault must end the child by its signal, also where a sanitizer's handler is installed.
+    signal(SIGSEGV, SIG_DFL);
+    signal(SIGBUS, SIG_DFL);
+    limit_address_space(memory_budget);
     work(fds[1]);
+    std::fflush(nullptr);
     _exit(0);
   }
   close(fds[1]);
@@ -439,15 +481,25 @@ ChildResult in_child(double timeout_seconds, Work work) {
   if (timed_out) kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
+  struct stat printed_stat {};
+  const off_t printed_bytes = fstat(printed, &printed_stat) == 0 ? printed_stat.st_size : 0;
+  const std::string printed_start = printed_bytes > 0 ? printed_text(printed, printed_bytes) : "";
+  close(printed);
   if (timed_out) {
     r.failure = "did not return within " + std::to_string(timeout_seconds) + " s";
+  } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) {
+    r.failure = "printed more than " + std::to_string(kPrintLimit) + " bytes to stdout/stderr and was stopped";
   } else if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     r.failure = std::string("crashed with signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")" +
                 (sig == SIGSEGV || sig == SIGBUS ? ": possibly an access outside the buffers it was given" : "");
   } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
     r.failure = "exited with status " + std::to_string(WEXITSTATUS(status)) + " in the middle of a call";
+  } else if (printed_bytes > 0) {
+    r.failure = "printed " + std::to_string(printed_bytes) +
+                " bytes to stdout/stderr (a plugin must not print: it would corrupt its host's output)";
   }
+  if (printed_bytes > 0) r.failure += "; it printed: \"" + printed_start + (printed_bytes > 120 ? "...\"" : "\"");
   return r;
 }
 
@@ -455,9 +507,9 @@ void* open_library(const std::string& path) { return dlopen(path.c_str(), RTLD_N
 
 }  // namespace
 
-PluginImplementation::PluginImplementation(std::string path, double timeout_seconds)
-    : path_(std::move(path)), timeout_seconds_(timeout_seconds) {
-  ChildResult r = in_child(timeout_seconds_, [&](int fd) {
+PluginImplementation::PluginImplementation(std::string path, double timeout_seconds, std::size_t memory_limit_mib)
+    : path_(std::move(path)), timeout_seconds_(timeout_seconds), memory_budget_(memory_limit_mib << 20) {
+  ChildResult r = in_child(timeout_seconds_, memory_budget_, [&](int fd) {
     Outcome o;
     void* lib = open_library(path_);
     if (!lib) {
@@ -489,7 +541,7 @@ PluginImplementation::PluginImplementation(std::string path, double timeout_seco
 
 std::vector<Outcome> PluginImplementation::run(const VectorGroup& group, const VectorCase& c,
                                                std::span<const Format> formats) {
-  ChildResult r = in_child(timeout_seconds_, [&](int fd) {
+  ChildResult r = in_child(timeout_seconds_, memory_budget_, [&](int fd) {
     void* lib = open_library(path_);
     for (Format f : formats) {
       send(fd, lib ? call_plugin(lib, group, c, f) : Outcome{Status::failed, {}, "cannot load"});

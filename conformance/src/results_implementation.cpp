@@ -10,12 +10,14 @@ namespace posenc::conformance {
 using json_io::Json;
 using json_io::Location;
 
-ResultsImplementation::ResultsImplementation(const std::filesystem::path& results) {
-  const std::string name = results.string();
+ResultsImplementation::ResultsImplementation(const std::filesystem::path& results)
+    : ResultsImplementation(read_bytes(results), results.string()) {}
+
+ResultsImplementation::ResultsImplementation(const std::string& document, const std::string& name) {
   const Location at{&name, std::nullopt, ""};
   Json j;
   try {
-    j = Json::parse(read_bytes(results));
+    j = Json::parse(document);
   } catch (const Json::exception& e) {
     throw VectorFileError(name + ": not valid JSON: " + e.what());
   }

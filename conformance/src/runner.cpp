@@ -3,11 +3,14 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
-#include <nlohmann/json.hpp>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include "posenc/conformance/manifest.hpp"
 #include "posenc/conformance/vector_json.hpp"
+
+#include "markup_escape.hpp"
 
 namespace posenc::conformance {
 namespace {
@@ -36,9 +39,28 @@ void record_worst(Worst& w, double value, const VectorCase& c, Format f, std::si
   }
 }
 
+// The case's distance from position 0, or nothing for cases without a position.
+std::optional<double> case_position(const VectorCase& c) {
+  if (c.position.empty()) return std::nullopt;
+  double p = 0;
+  for (auto v : c.position) p = std::max(p, std::fabs(static_cast<double>(v)));
+  for (auto v : c.position_b) p = std::max(p, std::fabs(static_cast<double>(v)));
+  return p;
+}
+
+using PositionErrors = std::map<std::pair<double, Format>, PositionError>;
+
+void record_position(PositionErrors& by_position, double position, Format f, double scaled, double bound) {
+  auto [it, added] = by_position.try_emplace({position, f}, PositionError{position, f, scaled, bound});
+  if (added) return;
+  PositionError& e = it->second;
+  e.worst_scaled = std::max(e.worst_scaled, scaled);
+  if (bound > 0 && (e.bound == 0 || bound < e.bound)) e.bound = bound;
+}
+
 // specs: element_specs(g, c) for a valid case, computed once for all formats.
 void check_outcome(const Outcome& o, const VectorGroup& g, const VectorCase& c, const std::vector<ElementSpec>& specs,
-                   Format f, const Tolerance& t, FileResult& r) {
+                   Format f, const Tolerance& t, FileResult& r, PositionErrors& by_position) {
   auto fail = [&](const std::string& why) {
     ++r.failed;
     if (r.failures.size() < kFailuresKept) {
@@ -67,11 +89,13 @@ void check_outcome(const Outcome& o, const VectorGroup& g, const VectorCase& c, 
   if (o.derived && tolerance.profile == Profile::exact) tolerance.profile = Profile::strict;
   bool ok = true;
   std::string first_bad;
+  const auto position = case_position(c);
   for (std::size_t j = 0; j < specs.size(); ++j) {
     const std::uint64_t expected = c.expected.of(f)[j];
     const ElementError e = check_element(g, specs[j], expected, o.values[j], f, tolerance);
     record_worst(r.worst_scaled, e.scaled, c, f, j);
     record_worst(r.worst_ulp, e.ulp, c, f, j);
+    if (position) record_position(by_position, *position, f, e.scaled, e.bound);
     if (!e.pass && ok) {
       ok = false;
       std::ostringstream s;
@@ -96,20 +120,6 @@ bool inputs_exact_in(const VectorGroup& g, const VectorCase& c, Format f) {
     return true;
   };
   return exact(c.x) && exact(c.y) && exact(g.table);
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -142,33 +152,16 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
   RunReport report;
   report.implementation = impl.name();
   report.tolerance = options.tolerance;
-  const auto manifest = read_manifest(options.vectors);
-  // Every vector file present must be listed: an extra file is refused, not silently skipped.
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(options.vectors)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
-    const auto relative = std::filesystem::relative(entry.path(), options.vectors).generic_string();
-    if (relative.rfind("schema/", 0) == 0) continue;
-    bool listed = false;
-    for (const auto& m : manifest) listed = listed || m.path == relative;
-    if (!listed) throw VectorFileError(entry.path().string() + ": not listed in MANIFEST (refused)");
-  }
+  const auto manifest = read_checked_manifest(options.vectors, options.manifest_sha256);
   std::vector<ManifestEntry> selected;
   for (const auto& m : manifest) {
     if (m.path.find(options.filter) != std::string::npos) selected.push_back(m);
   }
   for (std::size_t i = 0; i < selected.size(); ++i) {
     const auto& m = selected[i];
-    const auto path = options.vectors / m.path;
-    const std::string text = read_bytes(path);
-    if (sha256_hex(text) != m.sha256) {
-      throw VectorFileError(path.string() + ": SHA-256 differs from MANIFEST (modified or truncated; refused)");
-    }
-    const VectorFile file = parse_vector_file(text, path.string());
-    if (file.number_of_tests() != m.cases) {
-      throw VectorFileError(path.string() + ": " + std::to_string(file.number_of_tests()) +
-                            " cases, MANIFEST says " + std::to_string(m.cases));
-    }
+    const VectorFile file = load_listed_file(options.vectors, m);
     FileResult r;
+    PositionErrors by_position;
     r.path = m.path;
     impl.begin_file(m.path);
     for (const auto& g : file.groups) {
@@ -187,10 +180,11 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
         const auto outcomes = impl.run(g, c, formats);
         const auto specs = c.valid ? element_specs(g, c) : std::vector<ElementSpec>{};
         for (std::size_t k = 0; k < formats.size(); ++k) {
-          check_outcome(outcomes.at(k), g, c, specs, formats[k], options.tolerance, r);
+          check_outcome(outcomes.at(k), g, c, specs, formats[k], options.tolerance, r, by_position);
         }
       }
     }
+    for (const auto& [key, e] : by_position) r.by_position.push_back(e);
     report.files.push_back(std::move(r));
     if (progress) progress(i + 1, selected.size());
   }
@@ -227,42 +221,17 @@ void print_summary(std::ostream& out, const RunReport& report) {
   out << (report.conformant() ? "CONFORMANT" : "NOT CONFORMANT") << "\n";
 }
 
-std::string report_json(const RunReport& report) {
-  nlohmann::ordered_json j;
-  j["implementation"] = report.implementation;
-  j["profile"] = report.tolerance.scaled_bound ? "explicit" : std::string(to_string(report.tolerance.profile));
-  if (report.tolerance.scaled_bound) j["scaledBound"] = *report.tolerance.scaled_bound;
-  j["conformant"] = report.conformant();
-  j["summary"] = {{"passed", report.passed()}, {"failed", report.failed()}, {"unsupported", report.unsupported()}};
-  j["groups"] = nlohmann::ordered_json::array();
-  for (const auto& f : report.files) {
-    j["groups"].push_back({{"file", f.path},
-                           {"passed", f.passed},
-                           {"failed", f.failed},
-                           {"unsupported", f.unsupported},
-                           {"worstScaled", {{"value", f.worst_scaled.value}, {"tcId", f.worst_scaled.tc_id}, {"where", f.worst_scaled.where}}},
-                           {"worstUlp", {{"value", f.worst_ulp.value}, {"tcId", f.worst_ulp.tc_id}, {"where", f.worst_ulp.where}}},
-                           {"failures", f.failures}});
-  }
-  j["properties"] = nlohmann::ordered_json::array();
-  for (const auto& p : report.properties) {
-    j["properties"].push_back(
-        {{"name", p.name}, {"status", p.status}, {"cases", p.cases}, {"counterexample", p.counterexample}});
-  }
-  return j.dump(2) + "\n";
-}
-
 std::string junit_xml(const RunReport& report) {
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   x << "<testsuites name=\"posenc conform\" tests=\"" << report.passed() + report.failed() + report.unsupported()
     << "\" failures=\"" << report.failed() << "\" skipped=\"" << report.unsupported() << "\">\n";
   for (const auto& f : report.files) {
-    x << "  <testsuite name=\"" << xml_escape(f.path) << "\" tests=\"" << f.passed + f.failed + f.unsupported
+    x << "  <testsuite name=\"" << markup_escape(f.path) << "\" tests=\"" << f.passed + f.failed + f.unsupported
       << "\" failures=\"" << f.failed << "\" skipped=\"" << f.unsupported << "\">\n";
-    x << "    <testcase classname=\"" << xml_escape(report.implementation) << "\" name=\"" << xml_escape(f.path)
+    x << "    <testcase classname=\"" << markup_escape(report.implementation) << "\" name=\"" << markup_escape(f.path)
       << "\">\n";
-    for (const auto& why : f.failures) x << "      <failure message=\"" << xml_escape(why) << "\"/>\n";
+    for (const auto& why : f.failures) x << "      <failure message=\"" << markup_escape(why) << "\"/>\n";
     if (f.failed == 0 && f.unsupported > 0 && f.passed == 0) x << "      <skipped/>\n";
     x << "    </testcase>\n  </testsuite>\n";
   }

@@ -7,6 +7,7 @@
 #include "frequencies.hpp"
 #include "kernels.hpp"
 #include "posenc/errors.hpp"
+#include "posenc/strided_view.hpp"
 
 namespace posenc::fast {
 namespace {
@@ -90,6 +91,8 @@ void alibi_add_bias(const AlibiParams& p, float* scores, std::int64_t n_query, s
   if (q0 < 0 || q0 > kMax - n_query) throw InvalidParameter("alibi.q0", std::to_string(q0), "in [0, 2^53 - n_query]");
   if (k0 < 0 || k0 > kMax - n_key) throw InvalidParameter("alibi.k0", std::to_string(k0), "in [0, 2^53 - n_key]");
   if (!scores && n_query > 0 && n_key > 0) throw InvalidParameter("scores", "null", "non-null");
+  check_view({"scores", scores, p.n_heads, n_query, n_key, head_stride, query_stride, sizeof(float)}, "scores.head_stride",
+                     "scores.query_stride", true);
   for (std::int64_t h = 0; h < p.n_heads; ++h) {
     const long double m = slope(p, h);
     for (std::int64_t i = 0; i < n_query; ++i) {

@@ -2,12 +2,14 @@
 // cos/sin rows, the expanded row the rotation kernels read, threads and validation.
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <thread>
 
 #include "frequencies.hpp"
 #include "kernels.hpp"
 #include "posenc/errors.hpp"
+#include "posenc/strided_view.hpp"
 
 namespace posenc::fast {
 namespace {
@@ -47,6 +49,38 @@ void check_tensor(const RopeTensor& t, const char* name, bool required) {
   if (!t.in || !t.out) throw InvalidParameter(std::string(name) + ".in/out", "null", "non-null pointers");
 }
 
+StridedView input_view(const RopeTensor& t, const std::string& name, DType d, std::int64_t n_tokens,
+                               std::int64_t n_heads, std::int64_t head_dim) {
+  return {name + ".in", t.in, n_tokens, n_heads, head_dim, t.in_token_stride, t.in_head_stride, size_of(d)};
+}
+StridedView output_view(const RopeTensor& t, const std::string& name, DType d, std::int64_t n_tokens,
+                                std::int64_t n_heads, std::int64_t head_dim) {
+  return {name + ".out", t.out, n_tokens, n_heads, head_dim, t.out_token_stride, t.out_head_stride, size_of(d)};
+}
+
+// Sizes, strides and aliasing of Q and K (SPEC: in place means the same buffer with the same
+// strides; Q and K may share a fused buffer only as disjoint, identically strided rows).
+void check_layout(DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim, const RopeTensor& q,
+                  const RopeTensor& k) {
+  std::vector<StridedView> ins, outs;
+  for (const auto& [t, name] : {std::pair{&q, "q"}, std::pair{&k, "k"}}) {
+    if (!t->in) continue;
+    ins.push_back(input_view(*t, name, d, n_tokens, n_heads, head_dim));
+    outs.push_back(output_view(*t, name, d, n_tokens, n_heads, head_dim));
+    const std::string prefix = std::string(name) + ".";
+    check_view(ins.back(), prefix + "in_token_stride", prefix + "in_head_stride", false);
+    check_view(outs.back(), prefix + "out_token_stride", prefix + "out_head_stride", true);
+    const bool in_place = t->in == t->out && t->in_token_stride == t->out_token_stride &&
+                          t->in_head_stride == t->out_head_stride;
+    if (!in_place) check_disjoint(ins.back(), outs.back());
+  }
+  if (outs.size() == 2) {
+    check_disjoint(outs[0], outs[1]);
+    check_disjoint(outs[0], ins[1]);
+    check_disjoint(outs[1], ins[0]);
+  }
+}
+
 // Rotate one token's heads of one tensor with the expanded row (C, S).
 void rotate_token(const detail::Kernels& k, const RopePlan& plan, DType d, std::int64_t t, std::int64_t n_heads,
                   const RopeTensor& x, const float* C, const float* S) {
@@ -77,14 +111,19 @@ void parallel_tokens(std::int64_t n, int threads, F work) {
   for (auto& th : pool) th.join();
 }
 
-void check_call(DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
-                const RopeTensor& q, const RopeTensor& k) {
+void check_call(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads,
+                const std::int64_t* positions, const RopeTensor& q, const RopeTensor& k) {
   if (static_cast<int>(d) < 0 || static_cast<int>(d) > 2) throw InvalidParameter("dtype", std::to_string(static_cast<int>(d)), "f32, bf16 or f16");
   if (n_tokens < 0) throw InvalidParameter("n_tokens", std::to_string(n_tokens), ">= 0");
   if (n_heads < 1) throw InvalidParameter("n_heads", std::to_string(n_heads), ">= 1");
   if (n_tokens > 0 && !positions) throw InvalidParameter("positions", "null", "non-null");
+  const std::int64_t axes = plan.params().position_axes();
+  if (n_tokens > std::numeric_limits<std::ptrdiff_t>::max() / 8 / axes) {
+    throw InvalidParameter("n_tokens", std::to_string(n_tokens), "a count whose positions array fits in memory");
+  }
   check_tensor(q, "q", true);
   check_tensor(k, "k", false);
+  check_layout(d, n_tokens, n_heads, plan.params().head_dim, q, k);
 }
 
 }  // namespace
@@ -165,7 +204,7 @@ const float* RopeCache::row(std::int64_t position) const {
 
 void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
                 const RopeTensor& q, const RopeTensor& k, const Options& options) {
-  check_call(d, n_tokens, n_heads, positions, q, k);
+  check_call(plan, d, n_tokens, n_heads, positions, q, k);
   const auto& kern = kernels(options.isa);
   const std::int64_t axes = plan.params().position_axes();
   for (std::int64_t i = 0; i < n_tokens * axes; ++i) check_position(positions[i], "rope.position");  // before any write
@@ -182,7 +221,7 @@ void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
 
 void rope_apply(const RopeCache& cache, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
                 const RopeTensor& q, const RopeTensor& k, const Options& options) {
-  check_call(d, n_tokens, n_heads, positions, q, k);
+  check_call(cache.plan(), d, n_tokens, n_heads, positions, q, k);
   for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
   const auto& kern = kernels(options.isa);
   const std::size_t span = span_of(cache.plan());

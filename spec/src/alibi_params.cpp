@@ -1,12 +1,15 @@
 #include <bit>
 
 #include "check.hpp"
+#include "posenc/params/choices.hpp"
 #include "posenc/params/alibi.hpp"
 
 namespace posenc {
 namespace {
 constexpr std::array kModes{"causal", "symmetric"};
 }  // namespace
+
+std::vector<ParameterChoices> alibi_choices() { return {{"alibi", "alibi.mode", kModes}}; }
 
 AlibiSlopeExponent alibi_slope_exponent(const AlibiParams& p, std::int64_t head) {
   const auto m = static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(p.n_heads)));

@@ -2,6 +2,7 @@
 #include <numeric>
 
 #include "check.hpp"
+#include "posenc/params/choices.hpp"
 #include "posenc/params/rope.hpp"
 
 namespace posenc {
@@ -223,6 +224,10 @@ constexpr std::array kPartials{"standard", "proportional"};
 constexpr std::array kScalings{"none", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope"};
 
 }  // namespace
+
+std::vector<ParameterChoices> rope_choices() {
+  return {{"rope", "rope.layout", kLayouts}, {"rope", "rope.partial", kPartials}, {"rope", "rope.scaling.kind", kScalings}};
+}
 
 std::string_view to_string(RopeLayout v) { return kLayouts[static_cast<std::size_t>(v)]; }
 std::string_view to_string(PartialRotary v) { return kPartials[static_cast<std::size_t>(v)]; }

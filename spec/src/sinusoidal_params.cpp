@@ -1,4 +1,5 @@
 #include "check.hpp"
+#include "posenc/params/choices.hpp"
 #include "posenc/params/sinusoidal.hpp"
 
 namespace posenc {
@@ -6,6 +7,10 @@ namespace {
 constexpr std::array kLayouts{"interleaved", "concatenated"};
 constexpr std::array kFrequencies{"paper", "tensor2tensor"};
 }  // namespace
+
+std::vector<ParameterChoices> sinusoidal_choices() {
+  return {{"sinusoidal", "sinusoidal.layout", kLayouts}, {"sinusoidal", "sinusoidal.frequencies", kFrequencies}};
+}
 
 void validate(const SinusoidalParams& p) {
   check::even_at_least("sinusoidal.d_model", p.d_model, 2);

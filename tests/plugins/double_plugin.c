@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -182,6 +183,16 @@ posenc_status posenc_rope_apply(const posenc_rope_params* p, posenc_dtype dtype,
 #ifdef HOSTILE_NO_OUTPUT
   return POSENC_OK;
 #endif
+#ifdef HOSTILE_ALLOC_HOG
+  for (;;) { /* allocates and touches memory until none is left, then gives up */
+    char* block = malloc((size_t)64 << 20);
+    if (!block) abort();
+    memset(block, 1, (size_t)64 << 20);
+  }
+#endif
+#ifdef HOSTILE_PRINT
+  for (int line = 0; line < 200000; ++line) printf("rope debug: token %d of %lld\n", line, (long long)n_tokens);
+#endif
   int interleaved = p->layout == 0;
 #ifdef MUTANT_SWAP_LAYOUT
   interleaved = !interleaved;
@@ -199,6 +210,9 @@ posenc_status posenc_rope_apply(const posenc_rope_params* p, posenc_dtype dtype,
       for (int64_t j = 0; j < p->head_dim; ++j) v[j] = get(x, dtype, in + (size_t)j);
 #ifdef HOSTILE_WRITE_INPUT
       put((void*)x, dtype, in, 1.0);
+#endif
+#ifdef HOSTILE_READ_PAST
+      v[0] += 0 * get(x, dtype, in + (size_t)p->head_dim); /* one element past the input */
 #endif
       for (int64_t i = 0; i < rotated / 2; ++i) {
         const int64_t a = interleaved ? 2 * i : i, b = interleaved ? 2 * i + 1 : i + rotated / 2;

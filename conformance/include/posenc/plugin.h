@@ -9,8 +9,9 @@
  *   bit patterns. Strides count elements, not bytes.
  * - An entry point must refuse invalid parameters with POSENC_INVALID_PARAMETERS (the golden
  *   vectors' invalid cases check this), write nothing outside the output it is given, and leave
- *   its inputs unchanged. The suite runs each call in a child process with guard pages around
- *   every buffer and a timeout.
+ *   its inputs unchanged, and print nothing (stdout and stderr belong to the host program). The
+ *   suite runs each call in a child process with guard pages around every buffer, a timeout, a
+ *   cap on the memory it may map (--memory-limit) and a check that nothing was printed.
  */
 #ifndef POSENC_PLUGIN_H
 #define POSENC_PLUGIN_H

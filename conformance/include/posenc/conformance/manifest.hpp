@@ -20,4 +20,13 @@ std::string format_manifest(const std::vector<ManifestEntry>& entries);
 std::vector<ManifestEntry> read_manifest(const std::filesystem::path& dir);
 std::string read_bytes(const std::filesystem::path& path);
 
+struct VectorFile;
+// DIR/MANIFEST, after checking that its SHA-256 is `expected_sha256` (when not empty: the
+// MANIFEST of the shipped vectors, so a file edited together with its MANIFEST line is refused
+// too) and that every vector file under DIR (schemas aside) is listed: an extra file is refused
+// (VectorFileError naming it), not silently skipped.
+std::vector<ManifestEntry> read_checked_manifest(const std::filesystem::path& dir, const std::string& expected_sha256);
+// The listed file, refused unless its SHA-256 and case count are the MANIFEST's.
+VectorFile load_listed_file(const std::filesystem::path& dir, const ManifestEntry& entry);
+
 }  // namespace posenc::conformance

@@ -15,6 +15,8 @@ class ResultsImplementation final : public Implementation {
  public:
   // Reads and checks the whole file first; a malformed one is a VectorFileError naming the entry.
   explicit ResultsImplementation(const std::filesystem::path& results);
+  // The same from the text of a results file; `source` names it in errors.
+  ResultsImplementation(const std::string& document, const std::string& source);
   std::string name() const override { return name_; }
   void begin_file(const std::string& path) override { file_ = path; }
   std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) override;

@@ -14,6 +14,7 @@ namespace posenc::conformance {
 
 struct RunOptions {
   std::filesystem::path vectors;
+  std::string manifest_sha256;  // when set, vectors/MANIFEST must have this SHA-256 (the shipped set)
   Tolerance tolerance;
   std::string filter;  // only files whose path (family/variant.json) contains this text
   std::vector<Format> formats{kAllFormats[0], kAllFormats[1], kAllFormats[2], kAllFormats[3]};
@@ -25,17 +26,29 @@ struct Worst {
   std::string where;  // format, element and inputs of the worst case
 };
 
+// The worst scaled error of the valid cases at one |position| in one format: what the HTML
+// report plots against position. bound is the tightest positive bound of the elements there
+// (0: none, e.g. under `exact`, which asks for the very bits).
+struct PositionError {
+  double position = 0;  // max |p| over the case's positions (every axis, both sides of a dot)
+  Format format = Format::f64;
+  double worst_scaled = 0;
+  double bound = 0;
+};
+
 // Counts are of checks: one vector case in one output format.
 struct FileResult {
   std::string path;
   std::int64_t passed = 0, failed = 0, unsupported = 0;
   Worst worst_scaled, worst_ulp;
   std::vector<std::string> failures;  // the first few, each naming tcId and format
+  std::vector<PositionError> by_position;  // sorted by position, then format
 };
 
 struct RunReport {
   std::string implementation;
   Tolerance tolerance;
+  std::string replay;  // the command that reruns this check (with the properties' seed)
   std::vector<FileResult> files;
   std::vector<PropertyResult> properties;
   std::int64_t passed() const;
@@ -50,7 +63,11 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
                       const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 void print_summary(std::ostream& out, const RunReport& report);
-std::string report_json(const RunReport& report);
 std::string junit_xml(const RunReport& report);
+
+// The JSON report (SPEC.md section 6) and its reader, which refuses anything malformed with a
+// VectorFileError naming `source` and the field.
+std::string report_json(const RunReport& report);
+RunReport parse_report_json(const std::string& text, const std::string& source);
 
 }  // namespace posenc::conformance

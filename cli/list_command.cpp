@@ -1,0 +1,59 @@
+// `posenc list`: the families and the values of their enumerated parameters, then the vector
+// files (after the MANIFEST check) with their case counts.
+#include <iomanip>
+#include <iostream>
+#include <map>
+
+#include "commands.hpp"
+#include "posenc/conformance/manifest.hpp"
+#include "posenc/conformance/vectors.hpp"
+#include "posenc/params.hpp"
+#include "text_io.hpp"
+
+namespace posenc::cli {
+
+void add_list_command(CLI::App& app) {
+  auto vectors = std::make_shared<std::string>(default_vectors_dir());
+  auto own = std::make_shared<bool>(false);
+  CLI::App* c = app.add_subcommand("list", "show the families, their variants, and the vector files with case counts");
+  c->add_option("--vectors", *vectors, "folder of golden vectors with its MANIFEST")->capture_default_str();
+  c->add_flag("--own-vectors", *own, "trust the folder's own MANIFEST (vectors of your own)");
+  c->callback([vectors, own] {
+    std::cout << "families and variants (conformance/SPEC.md section 2)\n";
+    for (const auto& group : {sinusoidal_choices(), rope_choices(), alibi_choices()}) {
+      for (const auto& choice : group) {
+        std::cout << "  " << std::left << std::setw(12) << choice.family << std::setw(24) << choice.parameter;
+        for (std::size_t i = 0; i < choice.values.size(); ++i) std::cout << (i ? ", " : "") << choice.values[i];
+        std::cout << "\n";
+      }
+    }
+    std::cout << "  " << std::setw(12) << "learned" << "a table lookup (no enumerated parameter)\n";
+
+    std::cout << "\nvector files in " << *vectors << " (SHA-256 checked against MANIFEST)\n";
+    std::cout << "  " << std::setw(30) << "file" << std::right << std::setw(7) << "cases" << std::setw(7) << "valid"
+              << std::setw(9) << "invalid" << "  case types\n";
+    std::int64_t total = 0;
+    const auto manifest = conformance::read_checked_manifest(*vectors, *own ? "" : shipped_manifest_sha256());
+    for (const auto& entry : manifest) {
+      const auto file = conformance::load_listed_file(*vectors, entry);
+      std::int64_t valid = 0, invalid = 0;
+      std::map<std::string, std::int64_t> types;
+      for (const auto& g : file.groups) {
+        types[std::string(conformance::to_string(g.type))] += static_cast<std::int64_t>(g.tests.size());
+        for (const auto& t : g.tests) (t.valid ? valid : invalid) += 1;
+      }
+      std::cout << "  " << std::left << std::setw(30) << entry.path << std::right << std::setw(7) << entry.cases
+                << std::setw(7) << valid << std::setw(9) << invalid << "  ";
+      bool first = true;
+      for (const auto& [type, n] : types) {
+        std::cout << (first ? "" : ", ") << type << " " << n;
+        first = false;
+      }
+      std::cout << "\n";
+      total += entry.cases;
+    }
+    std::cout << "  " << manifest.size() << " files, " << total << " cases\n";
+  });
+}
+
+}  // namespace posenc::cli

@@ -1,0 +1,91 @@
+#include "posenc/strided_view.hpp"
+
+#include <limits>
+
+#include "posenc/errors.hpp"
+
+namespace posenc {
+namespace {
+
+constexpr auto kMaxBytes = static_cast<std::uint64_t>(std::numeric_limits<std::ptrdiff_t>::max());
+
+std::int64_t checked_mul(std::int64_t a, std::int64_t b, const std::string& what) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) throw InvalidParameter(what, std::to_string(a) + " x " + std::to_string(b), "a product that fits in 64 bits");
+  return r;
+}
+
+std::int64_t checked_add(std::int64_t a, std::int64_t b, const std::string& what) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) throw InvalidParameter(what, std::to_string(a) + " + " + std::to_string(b), "a sum that fits in 64 bits");
+  return r;
+}
+
+// Elements one outer index spans: (inner - 1) * inner_stride + row.
+std::int64_t block(const StridedView& v) {
+  return checked_add(checked_mul(v.inner - 1, v.inner_stride, v.name + " extent"), v.row, v.name + " extent");
+}
+
+std::uintptr_t address(const StridedView& v) { return reinterpret_cast<std::uintptr_t>(v.base); }
+
+std::size_t extent_bytes(const StridedView& v) {
+  if (v.outer == 0 || v.inner == 0 || v.row == 0) return 0;
+  const std::int64_t elements = checked_add(checked_mul(v.outer - 1, v.outer > 1 ? v.outer_stride : 0, v.name + " extent"),
+                                            block(v), v.name + " extent");
+  const std::int64_t bytes = checked_mul(elements, static_cast<std::int64_t>(v.element_size), v.name + " extent in bytes");
+  if (static_cast<std::uint64_t>(bytes) > kMaxBytes - address(v)) {
+    throw InvalidParameter(v.name, std::to_string(bytes) + " bytes from its base", "an extent inside the address space");
+  }
+  return static_cast<std::size_t>(bytes);
+}
+
+}  // namespace
+
+std::size_t check_view(const StridedView& v, const std::string& outer_stride_name, const std::string& inner_stride_name,
+                       bool written) {
+  if (v.outer == 0 || v.inner == 0 || v.row == 0) return 0;
+  if (v.outer > 1 && v.outer_stride < 1) {
+    throw InvalidParameter(outer_stride_name, std::to_string(v.outer_stride), ">= 1 (elements)");
+  }
+  if (v.inner > 1 && v.inner_stride < 1) {
+    throw InvalidParameter(inner_stride_name, std::to_string(v.inner_stride), ">= 1 (elements)");
+  }
+  const std::size_t bytes = extent_bytes(v);
+  if (written) {
+    // Rows of distinct indices must not overlap: outer-major ([t][h]: heads side by side inside
+    // a token) or inner-major ([h][t]).
+    const bool inner_ok = v.inner == 1 || v.inner_stride >= v.row;
+    const bool outer_major = inner_ok && (v.outer == 1 || v.outer_stride >= block(v));
+    const bool inner_major = (v.outer == 1 || v.outer_stride >= v.row) &&
+                             (v.inner == 1 || v.inner_stride >= checked_add(checked_mul(v.outer - 1, v.outer_stride, v.name + " extent"),
+                                                                            v.row, v.name + " extent"));
+    if (!outer_major && !inner_major) {
+      throw InvalidParameter(v.name + " strides", "(" + outer_stride_name + " = " + std::to_string(v.outer_stride) +
+                                                      ", " + inner_stride_name + " = " + std::to_string(v.inner_stride) + ")",
+                             "rows that do not overlap (row length " + std::to_string(v.row) + ")");
+    }
+  }
+  return bytes;
+}
+
+void check_disjoint(const StridedView& a, const StridedView& b) {
+  const std::size_t a_bytes = extent_bytes(a), b_bytes = extent_bytes(b);
+  if (a_bytes == 0 || b_bytes == 0) return;
+  const std::uintptr_t a0 = address(a), b0 = address(b);
+  if (a0 + a_bytes <= b0 || b0 + b_bytes <= a0) return;
+  // Overlapping ranges: fine only for identically strided views whose per-outer blocks sit in
+  // each other's gaps, at an element-aligned offset.
+  const bool same_shape = a.element_size == b.element_size && a.outer == b.outer && a.outer_stride == b.outer_stride &&
+                          a.inner == b.inner && a.inner_stride == b.inner_stride && a.row == b.row;
+  const auto size = static_cast<std::intptr_t>(a.element_size);
+  const std::intptr_t offset = static_cast<std::intptr_t>(b0) - static_cast<std::intptr_t>(a0);
+  if (same_shape && offset % size == 0 && a.outer > 1 && a.outer_stride > 0) {
+    const std::int64_t period = a.outer_stride, span = block(a);
+    std::int64_t shift = (offset / size) % period;
+    if (shift < 0) shift += period;
+    if (shift >= span && shift + span <= period) return;
+  }
+  throw InvalidParameter(a.name + " and " + b.name, "overlapping memory", "separate buffers (or the same buffer with the same strides, in place)");
+}
+
+}  // namespace posenc

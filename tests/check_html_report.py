@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Checks an HTML report of posenc conform/compare in a real browser (headless Chromium).
+
+What a reader needs to see is checked where the browser laid it out:
+- every RoPE and sinusoidal vector file with position data in the JSON reports has a plot whose
+  rendered series (non-empty bounding boxes) are exactly one per report and format with data,
+  with a bound line unless the profile asks for the very bits, and both axis labels;
+- the screenshot shows pixels of every series colour (formats) present in the reports;
+- every failing property's counterexample and the replay command are on the page;
+- the page logs nothing to the console (no errors, no warnings).
+
+Usage: check_html_report.py CHROMIUM PAGE.html REPORT.json [REPORT.json ...]
+       check_html_report.py CHROMIUM --self-test PAGE.html REPORT.json ...
+--self-test breaks copies of the page (one series removed; a console error added) and exits 0
+only if the check rejects both: the check can fail.
+"""
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy
+from PIL import Image
+
+FORMAT_COLOURS = {"f64": (0x1F, 0x5F, 0xA8), "f32": (0xD9, 0x73, 0x0D), "bf16": (0x2B, 0x8A, 0x3E), "f16": (0x8E, 0x44, 0xAD)}
+X_LABEL = "|position| + 1"
+Y_LABEL = "worst scaled error (units of u\u00b7s)"
+
+# Runs inside the page (an instrumented copy): what the browser rendered, as JSON on <body>.
+PROBE = """<script>
+const plots = [];
+for (const svg of document.querySelectorAll('svg.error-plot')) {
+  const drawn = g => { const b = g.getBBox(); return b.width > 0 || b.height > 0; };
+  plots.push({
+    file: svg.dataset.file,
+    series: [...svg.querySelectorAll('g.series')].filter(drawn).map(g => g.dataset.label),
+    bounds: [...svg.querySelectorAll('g.bound')].filter(drawn).length,
+    axisLabels: [...svg.querySelectorAll('text.axis-label')].filter(t => t.getComputedTextLength() > 0).map(t => t.textContent),
+    ticks: [...svg.querySelectorAll('text.tick')].filter(t => t.getComputedTextLength() > 0).length,
+    width: svg.getBoundingClientRect().width, height: svg.getBoundingClientRect().height,
+  });
+}
+document.body.dataset.probe = JSON.stringify({plots, height: document.documentElement.scrollHeight, text: document.body.innerText});
+</script>"""
+
+
+def chromium(browser, args, page):
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
+           *args, "file://" + os.path.abspath(page)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def probe(browser, page):
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    with tempfile.NamedTemporaryFile("w", suffix=".html", delete=False, encoding="utf-8") as f:
+        f.write(text.replace("</body>", PROBE + "</body>"))
+        instrumented = f.name
+    try:
+        out = chromium(browser, ["--dump-dom"], instrumented)
+    finally:
+        os.unlink(instrumented)
+    m = re.search(r'data-probe="([^"]*)"', out.stdout)
+    if not m:
+        raise SystemExit("the browser did not run the probe; stderr:\n" + out.stderr[-2000:])
+    return json.loads(html.unescape(m.group(1)))
+
+
+def colour_counts(path, colours):
+    """Pixels of the screenshot within a small distance of each named colour."""
+    pixels = numpy.asarray(Image.open(path).convert("RGB"), dtype=numpy.int16)
+    return {name: int((numpy.abs(pixels - numpy.array(rgb)).max(axis=2) <= 6).sum()) for name, rgb in colours.items()}
+
+
+def expected_plots(reports):
+    """file -> (expected series labels, whether a bound line is expected)."""
+    plots = {}
+    for r in reports:
+        suffix = " \u2014 " + r["implementation"] if len(reports) > 1 else ""
+        for g in r["groups"]:
+            if g["file"].split("/")[0] not in ("rope", "sinusoidal") or not g["errorByPosition"]:
+                continue
+            labels, bound = plots.setdefault(g["file"], ([], False))
+            formats = [f for f in FORMAT_COLOURS if any(p["format"] == f for p in g["errorByPosition"])]
+            labels.extend(f + suffix for f in formats)
+            plots[g["file"]] = (labels, bound or any(p["bound"] > 0 for p in g["errorByPosition"]))
+    return plots
+
+
+def check(browser, page, reports):
+    problems = []
+    seen = probe(browser, page)
+    want = expected_plots(reports)
+    got = {p["file"]: p for p in seen["plots"]}
+    if sorted(got) != sorted(want):
+        problems.append(f"plots for {sorted(got)}, expected {sorted(want)}")
+    for file, (labels, bound) in want.items():
+        p = got.get(file)
+        if p is None:
+            continue
+        if sorted(p["series"]) != sorted(labels):
+            problems.append(f"{file}: rendered series {p['series']}, expected {labels}")
+        if bound and p["bounds"] < 1:
+            problems.append(f"{file}: no bound line rendered")
+        if sorted(p["axisLabels"]) != sorted([X_LABEL, Y_LABEL]):
+            problems.append(f"{file}: axis labels {p['axisLabels']}")
+        if p["ticks"] < 4 or p["width"] < 300 or p["height"] < 200:
+            problems.append(f"{file}: {p['ticks']} tick labels, {p['width']}x{p['height']} px")
+    for r in reports:
+        for prop in r["properties"]:
+            if prop["status"] == "failed":
+                first_line = prop["counterexample"].strip().splitlines()[0]
+                if first_line not in seen["text"]:
+                    problems.append(f"failing property {prop['name']}: counterexample not on the page")
+                if r["replay"] not in seen["text"]:
+                    problems.append(f"failing property {prop['name']}: replay command not on the page")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        shot = os.path.join(tmp, "page.png")
+        out = chromium(browser, [f"--window-size=1200,{min(int(seen['height']) + 20, 16000)}", "--screenshot=" + shot], page)
+        console = [line for line in out.stderr.splitlines() if ":CONSOLE" in line]
+        if console:
+            problems.append("console messages: " + " | ".join(console))
+        if not os.path.exists(shot):
+            problems.append("no screenshot: " + out.stderr[-500:])
+        else:
+            formats = {f for labels, _ in want.values() for label in labels for f in [label.split(" ")[0]]}
+            counts = colour_counts(shot, {f: FORMAT_COLOURS[f] for f in formats})
+            for f, n in counts.items():
+                if n < 20:
+                    problems.append(f"screenshot: {n} pixels of the {f} series colour")
+            print(f"{page}: {len(got)} plots, screenshot pixels per series colour {counts}")
+    return problems
+
+
+def main():
+    args = sys.argv[1:]
+    browser = args.pop(0)
+    self_test = args[0] == "--self-test"
+    if self_test:
+        args.pop(0)
+    page, report_paths = args[0], args[1:]
+    reports = [json.load(open(p, encoding="utf-8")) for p in report_paths]
+    if not self_test:
+        problems = check(browser, page, reports)
+        for p in problems:
+            print("FAIL", p)
+        print("PASS" if not problems else "FAIL")
+        return 1 if problems else 0
+
+    text = open(page, encoding="utf-8").read()
+    broken = {
+        "one series removed": re.sub(r'<g class="series"[^>]*>.*?</g>', "", text, count=1, flags=re.S),
+        "a console error": text.replace("</body>", "<script>console.error('broken page')</script></body>"),
+    }
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, variant in broken.items():
+            assert variant != text, name
+            path = os.path.join(tmp, "broken.html")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(variant)
+            problems = check(browser, path, reports)
+            print(f"self-test ({name}): {'rejected: ' + problems[0] if problems else 'NOT REJECTED'}")
+            ok = ok and bool(problems)
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
