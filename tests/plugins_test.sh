@@ -73,6 +73,8 @@ check "property: power-of-two ALiBi slopes fail the differential check" 1 " head
 check "property: a missing YaRN attention factor fails the differential check" 1 "scaling=yarn" --impl "${p}_yarn_no_attention.so" --profile standard --filter learned
 check "property: binary64 angles break distance-only logits under strict" 1 "rope_distance_only" --impl "${p}_double.so" --profile strict --filter alibi/slopes
 
+check "mutant: NaN inputs read as 0" 1 "expected nan" --impl "${p}_nan_to_zero.so" --filter rope/nan --formats f64 --profile standard --property-cases 0
+check "the plain plugin propagates NaN to its pair" 0 "CONFORMANT" --impl "${p}_double.so" --filter rope/nan --formats f64 --profile standard --property-cases 0
 check "hostile: abort" 1 "crashed with signal 6" --impl "${p}_crash.so" --filter rope/partial --formats f64 --property-cases 0
 check "hostile: never returns" 1 "did not return within" --impl "${p}_hang.so" --filter rope/partial --formats f64 --timeout 0.3 --property-cases 0
 check "hostile: exit(0) mid-call" 1 "ended without answering" --impl "${p}_exit.so" --filter rope/partial --formats f64 --property-cases 0

@@ -163,8 +163,18 @@ TEST(Validation, RopeShape) {
   expect_error([&] { reference::rope_rotate(p, pos, x); }, "invalid rope.x = (7 values): must be exactly 8 values",
                "rope.x");
   x.assign(8, 1.0);
+  // NaN propagates to its pair (SPEC.md section 2.3); an infinity has no rule and is refused.
+  x[5] = INFINITY;
+  expect_error([&] { reference::rope_rotate(p, pos, x); }, "invalid rope.x[5] = inf: must be finite or NaN", "rope.x[5]");
   x[5] = NAN;
-  expect_error([&] { reference::rope_rotate(p, pos, x); }, "invalid rope.x[5] = nan: must be finite", "rope.x[5]");
+  const auto y = reference::rope_rotate(p, pos, x);
+  for (std::size_t j = 0; j < y.size(); ++j) {
+    const bool pair_of_5 = p.layout == RopeLayout::interleaved ? j / 2 == 2 : j % 4 == 1;
+    EXPECT_EQ(y[j].exact == "nan", pair_of_5) << "element " << j;
+  }
+  std::vector<double> q(8, 1.0), k(8, 1.0);
+  q[0] = NAN;
+  expect_error([&] { reference::rope_dot(p, pos, pos, q, k); }, "invalid rope.q[0] = nan: must be finite", "rope.q[0]");
   expect_error([] { parse_rope_layout("neox"); }, "invalid rope.layout = 'neox': must be one of interleaved, half",
                "rope.layout");
   expect_error([] { parse_rope_scaling_kind("ntk-by-parts"); },

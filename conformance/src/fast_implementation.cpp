@@ -34,7 +34,7 @@ std::vector<std::uint16_t> to_storage16(DType d, const std::vector<double>& v) {
 
 std::vector<double> rotate(const RopeParams& p, const VectorCase& c, DType d, fast::Isa isa) {
   validate_rope_positions(p, c.position);
-  validate_input_vector("rope.x", c.x, p.head_dim);
+  validate_input_vector("rope.x", c.x, p.head_dim, true);  // a NaN propagates to its pair (SPEC 2.3)
   const fast::RopePlan plan(p);
   fast::RopeTensor q;
   fast::Options options;

@@ -8,9 +8,10 @@
 namespace posenc::conformance::json_io {
 namespace {
 
-// C99 hex float as posenc writes it: -?0x[01](.hex+)?p[+-]digits, or inf/-inf.
-bool is_hex_float(const std::string& s, bool allow_inf) {
+// C99 hex float as posenc writes it: -?0x[01](.hex+)?p[+-]digits, or inf/-inf, or nan.
+bool is_hex_float(const std::string& s, bool allow_inf, bool allow_nan = false) {
   if (allow_inf && (s == "inf" || s == "-inf")) return true;
+  if (allow_nan && s == "nan") return true;
   std::size_t i = s.size() > 0 && s[0] == '-' ? 1 : 0;
   if (s.compare(i, 2, "0x") != 0) return false;
   i += 2;
@@ -108,9 +109,12 @@ std::int64_t read_decimal_int(const Json& j, const Location& at) {
   return v;
 }
 
-double read_hex_double(const Json& j, const Location& at) {
+double read_hex_double(const Json& j, const Location& at, bool allow_nan) {
   const std::string s = read_string(j, at);
-  if (!is_hex_float(s, false)) at.fail("expected a finite C99 hex float string, got '" + s + "'");
+  if (allow_nan && s == "nan") return NAN;
+  if (!is_hex_float(s, false)) {
+    at.fail("expected a finite C99 hex float string" + std::string(allow_nan ? " or nan" : "") + ", got '" + s + "'");
+  }
   double v = hex_to_double(s, at);
   if (std::isinf(v)) at.fail("hex float '" + s + "' overflows binary64");
   return v;
@@ -118,8 +122,8 @@ double read_hex_double(const Json& j, const Location& at) {
 
 std::uint64_t read_format_bits(const Json& j, Format f, const Location& at) {
   const std::string s = read_string(j, at);
-  if (!is_hex_float(s, true)) at.fail("expected a C99 hex float string or inf, got '" + s + "'");
-  const double v = s == "inf" ? INFINITY : s == "-inf" ? -INFINITY : hex_to_double(s, at);
+  if (!is_hex_float(s, true, true)) at.fail("expected a C99 hex float string, inf or nan, got '" + s + "'");
+  const double v = s == "inf" ? INFINITY : s == "-inf" ? -INFINITY : s == "nan" ? NAN : hex_to_double(s, at);
   auto bits = exact_bits(f, v);
   if (!bits) {
     at.fail("'" + s + "' is not exactly representable in " + std::string(to_string(f)));
@@ -140,8 +144,8 @@ std::vector<std::int64_t> read_decimal_int_array(const Json& j, const Location& 
   return read_array<std::int64_t>(j, at, read_decimal_int);
 }
 
-std::vector<double> read_hex_double_array(const Json& j, const Location& at) {
-  return read_array<double>(j, at, read_hex_double);
+std::vector<double> read_hex_double_array(const Json& j, const Location& at, bool allow_nan) {
+  return read_array<double>(j, at, [allow_nan](const Json& v, const Location& a) { return read_hex_double(v, a, allow_nan); });
 }
 
 std::vector<std::string> read_string_array(const Json& j, const Location& at) {

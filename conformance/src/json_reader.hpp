@@ -34,10 +34,10 @@ std::string read_string(const Json& j, const Location& at);
 bool read_bool(const Json& j, const Location& at);
 std::int64_t read_small_int(const Json& j, const Location& at);  // a JSON integer (dims, counts)
 std::int64_t read_decimal_int(const Json& j, const Location& at);  // a decimal string (positions)
-double read_hex_double(const Json& j, const Location& at);  // a finite C99 hex-float string
-std::uint64_t read_format_bits(const Json& j, Format f, const Location& at);  // hex float (or inf) exact in f
+double read_hex_double(const Json& j, const Location& at, bool allow_nan = false);  // a finite C99 hex-float string (or nan)
+std::uint64_t read_format_bits(const Json& j, Format f, const Location& at);  // hex float (or inf, nan) exact in f
 std::vector<std::int64_t> read_decimal_int_array(const Json& j, const Location& at);
-std::vector<double> read_hex_double_array(const Json& j, const Location& at);
+std::vector<double> read_hex_double_array(const Json& j, const Location& at, bool allow_nan = false);
 std::vector<std::string> read_string_array(const Json& j, const Location& at);
 
 std::string decimal_int(std::int64_t v);

@@ -1,7 +1,6 @@
 #include "posenc/conformance/plugin_implementation.hpp"
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>

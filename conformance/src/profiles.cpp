@@ -158,7 +158,9 @@ std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c
         for (std::size_t i = 0; i < pairs; ++i) {
           const auto a = static_cast<std::size_t>(p.pair_first(static_cast<std::int64_t>(i)));
           const auto b = static_cast<std::size_t>(p.pair_second(static_cast<std::int64_t>(i)));
-          const double pair_norm = std::hypot(c.x[a], c.x[b]) * std::fabs(k.attention);
+          // (A pair with a NaN expects NaN, judged without a scale.)
+          const double pair_norm = std::isnan(c.x[a]) || std::isnan(c.x[b]) ? 1.0
+                                                                            : std::hypot(c.x[a], c.x[b]) * std::fabs(k.attention);
           for (auto e : {a, b}) {
             out[e].copied = false;
             out[e].scale = pair_norm;
@@ -210,9 +212,10 @@ ElementError check_element(const VectorGroup& g, const ElementSpec& e, std::uint
                            const Tolerance& t) {
   ElementError r;
   const double expected = to_double(f, expected_bits);
-  if (std::isnan(y)) {
-    r.scaled = r.ulp = std::numeric_limits<double>::infinity();
-    r.pass = false;
+  // A NaN is right exactly where a NaN is expected (propagated from a NaN input; any NaN).
+  if (std::isnan(y) || std::isnan(expected)) {
+    r.pass = std::isnan(y) && std::isnan(expected);
+    r.scaled = r.ulp = r.pass ? 0 : std::numeric_limits<double>::infinity();
     return r;
   }
   if (std::isinf(expected) || std::isinf(y)) {

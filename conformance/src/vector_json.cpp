@@ -71,7 +71,8 @@ VectorCase case_from_json(CaseType type, const Json& j, const Location& at_group
   };
   if (has_position(type)) c.position = {read_decimal_int(field("position"), at.field("position"))};
   if (has_axis_position(type)) c.position = read_decimal_int_array(field("position"), at.field("position"));
-  if (has_x(type)) c.x = read_hex_double_array(field("x"), at.field("x"));
+  // NaN inputs are defined for RoPE's rotation only (SPEC.md section 2.3: NaN propagates to its pair).
+  if (has_x(type)) c.x = read_hex_double_array(field("x"), at.field("x"), type == CaseType::rope_rotate);
   if (type == CaseType::sinusoidal_dot) {
     auto positions = read_decimal_int_array(field("positions"), at.field("positions"));
     if (positions.size() != 2) at.field("positions").fail("expected two positions");

@@ -7,7 +7,7 @@
 namespace posenc::generator {
 
 std::vector<VectorFile> sinusoidal_vectors();
-std::vector<VectorFile> rope_vectors();          // none, partial, proportional, mrope, invalid
+std::vector<VectorFile> rope_vectors();          // none, partial, proportional, mrope, invalid, nan
 std::vector<VectorFile> rope_scaling_vectors();  // linear, ntk, dynamic, yarn, llama3, longrope
 std::vector<VectorFile> alibi_vectors();
 std::vector<VectorFile> learned_vectors();

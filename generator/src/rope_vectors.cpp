@@ -1,6 +1,7 @@
 // RoPE without scaling: head dims, bases, layouts, partial rotary (both conventions), M-RoPE,
 // inverse rotation, edge inputs, the seed 003 example, and invalid parameters.
 #include <cmath>
+#include <limits>
 
 #include "catalog.hpp"
 #include "rope_suite.hpp"
@@ -277,6 +278,36 @@ VectorFile invalid_file() {
   return std::move(b).finish();
 }
 
+// SPEC.md section 2.3: a NaN input makes both elements of its pair NaN, leaves every other pair as
+// it would be without it, and is copied where it is not rotated.
+VectorFile nan_file() {
+  FileBuilder b("rope", "nan", 1006);
+  describe_flags(b);
+  b.note("NanInput", "a NaN input: both elements of its pair are NaN, the other pairs are unaffected");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto add = [&](const RopeParams& p, std::int64_t pos, std::vector<std::size_t> nan_at, const std::string& comment) {
+    VectorCase c = at(pos, comment, position_flags(pos));
+    c.flags.push_back("NanInput");
+    c.x = random_vector(b.rng(), Format::f32, p.head_dim);
+    for (auto i : nan_at) c.x[i] = nan;
+    b.add(std::move(c));
+  };
+  auto p = rope(8, 8, 10000.0, RopeLayout::interleaved);
+  b.group(CaseType::rope_rotate, p, name(p) + ": NaN inputs", Format::f32);
+  add(p, 5, {0}, "x[0] NaN: pair (0, 1) NaN");
+  add(p, 0, {3}, "x[3] NaN at position 0: pair (2, 3) NaN, the rest unrotated");
+  add(p, 2147483647, {1, 6}, "x[1] and x[6] NaN: pairs (0, 1) and (6, 7) NaN");
+  p = rope(8, 8, 10000.0, RopeLayout::half);
+  b.group(CaseType::rope_rotate, p, name(p) + ": NaN inputs", Format::f32);
+  add(p, 100, {1}, "x[1] NaN: half-layout pair (1, 5) NaN");
+  add(p, 16777217, {4, 7}, "x[4] and x[7] NaN: pairs (0, 4) and (3, 7) NaN");
+  p = rope(8, 4, 10000.0, RopeLayout::interleaved);
+  b.group(CaseType::rope_rotate, p, name(p) + ": NaN inputs, partial rotary", Format::f32);
+  add(p, 7, {6}, "x[6] NaN in the unrotated tail: copied, nothing else changes");
+  add(p, 7, {2}, "x[2] NaN: pair (2, 3) NaN, the tail copied");
+  return std::move(b).finish();
+}
+
 }  // namespace
 
 std::vector<VectorFile> rope_vectors() {
@@ -286,6 +317,7 @@ std::vector<VectorFile> rope_vectors() {
   files.push_back(proportional_file());
   files.push_back(mrope_file());
   files.push_back(invalid_file());
+  files.push_back(nan_file());
   return files;
 }
 

@@ -70,7 +70,7 @@ std::optional<std::uint64_t> exact_bits(Format f, double v) {
   if (f == Format::f64) return std::bit_cast<std::uint64_t>(v);
   const FormatSpec s = spec(f);
   const std::uint64_t sign = std::signbit(v) ? s.sign_bit() : 0;
-  if (std::isnan(v)) return std::nullopt;
+  if (std::isnan(v)) return s.quiet_nan_bits();  // every format has NaN; its payload is not kept
   if (std::isinf(v)) return sign | s.inf_bits();
   if (v == 0) return sign;
   int exponent = 0;

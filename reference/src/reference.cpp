@@ -1,5 +1,8 @@
 #include "posenc/reference/reference.hpp"
 
+#include <cmath>
+#include <vector>
+
 #include "engine.hpp"
 
 // Instantiated in engine_mpfr.cpp and engine_cpp_bin_float.cpp.
@@ -54,8 +57,23 @@ std::vector<Rounded> rope_rotate(const RopeParams& p, std::span<const std::int64
                                  std::span<const double> x, Backend b) {
   validate(p);
   validate_rope_positions(p, position);
-  validate_input_vector("rope.x", x, p.head_dim);
-  return dispatch(b, [&](auto e) { return e.rope_rotate(p, position, x); });
+  validate_input_vector("rope.x", x, p.head_dim, true);
+  // A NaN makes both elements of its pair NaN and is copied where it is not rotated (the tail);
+  // the other elements are the rotation of the NaN-free vector (SPEC.md section 2.3).
+  std::vector<bool> nan_out(x.size(), false);
+  std::vector<double> finite(x.begin(), x.end());
+  for (std::size_t j = 0; j < x.size(); ++j) {
+    if (std::isnan(x[j])) finite[j] = 0, nan_out[j] = true;
+  }
+  for (std::int64_t i = 0; i < p.pair_count(); ++i) {
+    const auto a = static_cast<std::size_t>(p.pair_first(i)), c = static_cast<std::size_t>(p.pair_second(i));
+    if (nan_out[a] || nan_out[c]) nan_out[a] = nan_out[c] = true;
+  }
+  auto out = dispatch(b, [&](auto e) { return e.rope_rotate(p, position, std::span<const double>(finite)); });
+  for (std::size_t j = 0; j < out.size(); ++j) {
+    if (nan_out[j]) out[j] = rounded_nan();
+  }
+  return out;
 }
 
 Rounded rope_dot(const RopeParams& p, std::span<const std::int64_t> m, std::span<const std::int64_t> n,

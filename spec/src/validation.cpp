@@ -44,15 +44,15 @@ void finite_above(std::string_view name, double v, double bound) {
 
 namespace posenc {
 
-void validate_input_vector(std::string_view name, std::span<const double> x, std::int64_t expected) {
+void validate_input_vector(std::string_view name, std::span<const double> x, std::int64_t expected, bool nan_allowed) {
   if (static_cast<std::int64_t>(x.size()) != expected) {
     check::fail(name, "(" + std::to_string(x.size()) + " values)",
                 "exactly " + std::to_string(expected) + " values");
   }
   for (std::size_t i = 0; i < x.size(); ++i) {
-    if (!std::isfinite(x[i])) {
+    if (!std::isfinite(x[i]) && !(nan_allowed && std::isnan(x[i]))) {
       check::fail(std::string(name) + "[" + std::to_string(i) + "]", check::format_value(x[i]),
-                  "finite");
+                  nan_allowed ? "finite or NaN" : "finite");
     }
   }
 }

@@ -208,6 +208,9 @@ posenc_status posenc_rope_apply(const posenc_rope_params* p, posenc_dtype dtype,
       const size_t out = (size_t)(t * y_token_stride + h * y_head_stride);
       double v[65536];
       for (int64_t j = 0; j < p->head_dim; ++j) v[j] = get(x, dtype, in + (size_t)j);
+#ifdef MUTANT_NAN_TO_ZERO
+      for (int64_t j = 0; j < p->head_dim; ++j) v[j] = isnan(v[j]) ? 0.0 : v[j]; /* "sanitizes" its input */
+#endif
 #ifdef HOSTILE_WRITE_INPUT
       put((void*)x, dtype, in, 1.0);
 #endif

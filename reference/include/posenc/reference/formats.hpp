@@ -24,6 +24,8 @@ struct FormatSpec {
     return ((std::uint64_t{1} << (width - precision)) - 1) << (precision - 1);
   }
   constexpr std::uint64_t sign_bit() const { return std::uint64_t{1} << (width - 1); }
+  // The canonical quiet NaN: exponent all ones, the top fraction bit set.
+  constexpr std::uint64_t quiet_nan_bits() const { return inf_bits() | std::uint64_t{1} << (precision - 2); }
 };
 
 constexpr FormatSpec spec(Format f) {

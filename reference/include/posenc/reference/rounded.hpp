@@ -25,4 +25,12 @@ struct Rounded {
   friend bool operator==(const Rounded&, const Rounded&) = default;
 };
 
+// NaN in every format (the canonical quiet NaN), its exact value written "nan".
+inline Rounded rounded_nan() {
+  Rounded r;
+  r.exact = "nan";
+  for (Format f : kAllFormats) r.bits[static_cast<std::size_t>(f)] = spec(f).quiet_nan_bits();
+  return r;
+}
+
 }  // namespace posenc

@@ -6,7 +6,9 @@
 
 namespace posenc {
 
-// `x` must hold exactly `expected` finite values.
-void validate_input_vector(std::string_view name, std::span<const double> x, std::int64_t expected);
+// `x` must hold exactly `expected` values, finite, or NaN where `nan_allowed` (RoPE's rotated
+// vector: a NaN propagates to its pair, SPEC.md section 2.3). Infinities are always refused.
+void validate_input_vector(std::string_view name, std::span<const double> x, std::int64_t expected,
+                           bool nan_allowed = false);
 
 }  // namespace posenc
