@@ -28,7 +28,7 @@ test: build
 
 # ASan+UBSan build running every test (build-asan/), TSan build running the threaded fast tests.
 sanitize: deps
-	@POSENC_BROWSER_TEST=$(BROWSER_TEST) scripts/sanitizers.sh
+	@scripts/sanitizers.sh
 
 # libFuzzer targets (clang) for FUZZ_SECONDS each (60 by default; longer on demand).
 FUZZ_SECONDS ?= 60

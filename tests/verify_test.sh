@@ -29,6 +29,13 @@ if grep -q '"conformant": true' "$out/report.json" && grep -q '<testsuites name=
 else
   echo "FAIL: report files"; failed=$((failed + 1))
 fi
+# The report read back: compare's table and HTML page (the browser test renders such pages).
+compare=$("$posenc" compare "$out/report.json" "$out/report.json" --html "$out/both.html" 2>&1)
+if grep -q "rope/none.json" <<<"$compare" && [ "$(grep -c 'class="error-plot"' "$out/both.html")" = 1 ]; then
+  echo "ok: compare reads the report back and draws its plot"; passed=$((passed + 1))
+else
+  echo "FAIL: compare: $compare"; failed=$((failed + 1))
+fi
 echo '{"implementation": "x", "format": "f64", "results": [{"file": "rope/none.json", "tcId": 1, "values": ["1.5"]}]}' > "$out/bad.json"
 check "a decimal where a hex float belongs" 2 "results[0].values[0]': expected a C99 hex float" --results "$out/bad.json"
 echo '{"implementation": "x", "format": "f32", "results": [{"file": "rope/none.json", "tcId": 1, "values": ["0x1.0000001p+0"]}]}' > "$out/bad.json"

@@ -24,13 +24,22 @@ extern "C" {
 
 #define POSENC_PLUGIN_ABI_VERSION 1
 
-typedef enum posenc_status {
+/* In C++ the two enums that cross the ABI as values get the fixed underlying type int, so any
+ * int a caller passes or a plugin returns (an unknown dtype, a garbage status) is a valid value
+ * to test, not undefined behaviour; in C, and in the calling convention, they are ints anyway. */
+#ifdef __cplusplus
+#define POSENC_ENUM_INT : int
+#else
+#define POSENC_ENUM_INT
+#endif
+
+typedef enum posenc_status POSENC_ENUM_INT {
   POSENC_OK = 0,
   POSENC_INVALID_PARAMETERS = 1,
   POSENC_UNSUPPORTED = 2
 } posenc_status;
 
-typedef enum posenc_dtype { POSENC_F64 = 0, POSENC_F32 = 1, POSENC_BF16 = 2, POSENC_F16 = 3 } posenc_dtype;
+typedef enum posenc_dtype POSENC_ENUM_INT { POSENC_F64 = 0, POSENC_F32 = 1, POSENC_BF16 = 2, POSENC_F16 = 3 } posenc_dtype;
 
 enum posenc_capability {
   POSENC_CAP_ROPE = 1u << 0,
