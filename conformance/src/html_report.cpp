@@ -119,6 +119,13 @@ class LogPlot {
   std::pair<int, int> x_, y_;
 };
 
+// A legend entry: a short line in the series' colour and dash, then its label.
+std::string legend_key(const Series& ser) {
+  return "<span class=\"key\"><svg width=\"28\" height=\"10\"><line x1=\"0\" y1=\"5\" x2=\"28\" y2=\"5\" stroke=\"" +
+         ser.colour + "\" stroke-width=\"2\"" + (ser.dash.empty() ? "" : " stroke-dasharray=\"" + ser.dash + "\"") +
+         "/></svg> " + markup_escape(ser.label) + "</span>";
+}
+
 // Worst error against |position| + 1 for one vector file, one series per report and format.
 std::string error_plot(const std::string& file, const std::vector<RunReport>& reports) {
   std::vector<Series> series;
@@ -189,15 +196,8 @@ std::string error_plot(const std::string& file, const std::vector<RunReport>& re
   for (const auto& [label, b] : bounds) s << plot.series(b);
   for (const auto& ser : series) s << plot.series(ser);
   s << "</svg>\n<figcaption>";
-  for (const auto& ser : series) {
-    s << "<span class=\"key\"><svg width=\"28\" height=\"10\"><line x1=\"0\" y1=\"5\" x2=\"28\" y2=\"5\" stroke=\""
-      << ser.colour << "\" stroke-width=\"2\"" << (ser.dash.empty() ? "" : " stroke-dasharray=\"" + ser.dash + "\"")
-      << "/></svg> " << markup_escape(ser.label) << "</span>";
-  }
-  for (const auto& [label, b] : bounds) {
-    s << "<span class=\"key\"><svg width=\"28\" height=\"10\"><line x1=\"0\" y1=\"5\" x2=\"28\" y2=\"5\" stroke=\""
-      << b.colour << "\" stroke-width=\"2\" stroke-dasharray=\"" << b.dash << "\"/></svg> " << markup_escape(label) << "</span>";
-  }
+  for (const auto& ser : series) s << legend_key(ser);
+  for (const auto& [label, b] : bounds) s << legend_key(b);
   if (bounds.empty()) s << "<span class=\"key\">no bound line: the profile asks for the very bits</span>";
   s << "<br>Errors below " << number(kErrorFloor) << " (exact results among them) are drawn at " << number(kErrorFloor);
   if (off_scale) s << "; infinite errors (NaN or infinite outputs) at the top edge";
