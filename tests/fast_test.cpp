@@ -33,10 +33,12 @@ struct Batch {
   std::vector<std::uint8_t> q, k;
 };
 
-Batch random_batch(const RopeParams& p, DType d, std::uint32_t seed) {
+// Rows padded by `pad` elements: strides are honoured; a pad of 8 keeps rows 16-byte aligned, so
+// that non-temporal stores are used where the rows allow, 3 does not.
+Batch random_batch(const RopeParams& p, DType d, std::uint32_t seed, std::int64_t pad) {
   std::mt19937 rng(seed);
   Batch b;
-  b.stride = p.head_dim + 3;  // padded rows: strides are honoured
+  b.stride = p.head_dim + pad;
   for (std::int64_t t = 0; t < b.tokens; ++t) b.positions.push_back(std::uniform_int_distribution<std::int64_t>(-(1LL << 31), 1LL << 31)(rng));
   const auto n = static_cast<std::size_t>(b.tokens * b.heads * b.stride);
   std::uniform_real_distribution<float> value(-4, 4);
@@ -59,20 +61,23 @@ RopeTensor tensor(const Batch& b, const std::vector<std::uint8_t>& in, std::vect
 TEST(Fast, EveryPathThreadCountAndTheCacheGiveTheSameBits) {
   for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
     for (auto [head_dim, rotary_dim] : {std::pair{128, 128}, {64, 48}, {18, 18}, {6, 4}}) {
-      for (DType d : {DType::f32, DType::bf16, DType::f16}) {
+      for (auto [d, pad] : {std::pair{DType::f32, 3}, {DType::f32, 8}, {DType::bf16, 3}, {DType::bf16, 8}, {DType::f16, 8}}) {
         const RopeParams p = params(layout, head_dim, rotary_dim);
         const RopePlan plan(p);
-        const Batch b = random_batch(p, d, static_cast<std::uint32_t>(head_dim * 7 + rotary_dim));
+        const Batch b = random_batch(p, d, static_cast<std::uint32_t>(head_dim * 7 + rotary_dim), pad);
         std::vector<std::uint8_t> q0(b.q.size()), k0(b.k.size());
         Options first{Isa::scalar, 1};
         rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q0), tensor(b, b.k, k0), first);
         EXPECT_NE(q0, b.q);
         for (Isa isa : supported_isas()) {
           for (int threads : {1, 2, 3}) {
-            std::vector<std::uint8_t> q(b.q.size()), k(b.k.size());
-            rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), tensor(b, b.k, k), {isa, threads});
-            EXPECT_EQ(q, q0) << to_string(isa) << " " << threads << " threads " << to_string(d) << " " << head_dim;
-            EXPECT_EQ(k, k0) << to_string(isa) << " " << threads << " threads";
+            for (Stores stores : {Stores::automatic, Stores::cached, Stores::streaming}) {
+              std::vector<std::uint8_t> q(b.q.size()), k(b.k.size());
+              rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), tensor(b, b.k, k), {isa, threads, stores});
+              EXPECT_EQ(q, q0) << to_string(isa) << " " << threads << " threads " << to_string(d) << " " << head_dim
+                               << " stores " << static_cast<int>(stores);
+              EXPECT_EQ(k, k0) << to_string(isa) << " " << threads << " threads";
+            }
             // In place: the same rotated rows; the padding between rows is untouched.
             auto qi = b.q;
             RopeTensor in_place = tensor(b, b.q, qi);

@@ -20,14 +20,15 @@ void sinusoidal_pairs(const SinusoidalParams& p, std::int64_t position, Isa isa,
     throw InvalidParameter("sinusoidal.position", std::to_string(position), "in [0, 2^32] (the fast path's accurate range)");
   }
   const auto half = static_cast<std::size_t>(p.d_model / 2);
-  std::vector<double> hi(half), lo(half);
-  const auto pos = static_cast<double>(position);
+  std::vector<double> pos(half, static_cast<double>(position)), hi(half), lo(half);
   for (std::size_t i = 0; i < half; ++i) {
-    detail::angle(pos, detail::split(detail::sinusoidal_frequency(p, static_cast<std::int64_t>(i))), hi[i], lo[i]);
+    const detail::SplitFrequency w = detail::split(detail::sinusoidal_frequency(p, static_cast<std::int64_t>(i)));
+    hi[i] = w.hi;
+    lo[i] = w.lo;
   }
   s.resize(half);
   c.resize(half);
-  detail::kernels(isa).sincos(hi.data(), lo.data(), s.data(), c.data(), half);
+  detail::kernels(isa).sincos(pos.data(), hi.data(), lo.data(), s.data(), c.data(), half);
 }
 
 std::size_t sin_index(const SinusoidalParams& p, std::size_t i) {

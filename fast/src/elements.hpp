@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "posenc/fast/fast.hpp"
+#include "kernels.hpp"
 
 namespace posenc::fast::detail {
 namespace {
@@ -66,13 +66,51 @@ inline void store(DType d, void* p, std::int64_t i, float v) {
 
 // Rotate pairs [first_pair, span/2) of one row (both elements read before either is written, so
 // y may be x): the loop tail of the vector paths, the scalar path's body.
-inline void rotate_pairs(DType d, bool interleaved, std::int64_t span, std::int64_t first_pair, const float* C,
-                         const float* S, const void* x, void* y) {
+inline void rotate_pairs(DType d, bool interleaved, std::int64_t span, std::int64_t first_pair, const float* c,
+                         const float* s, const void* x, void* y) {
   for (std::int64_t i = first_pair; i < span / 2; ++i) {
     const std::int64_t a = interleaved ? 2 * i : i, b = interleaved ? 2 * i + 1 : i + span / 2;
     const float xa = load(d, x, a), xb = load(d, x, b);
-    store(d, y, a, std::fma(xa, C[a], xb * S[a]));
-    store(d, y, b, std::fma(xb, C[b], xa * S[b]));
+    store(d, y, a, std::fma(xa, c[a], -(xb * s[a])));
+    store(d, y, b, std::fma(xb, c[a], xa * s[a]));
+  }
+}
+
+// Ask for the lines of one input row ahead of use (write intent in place): the hardware's
+// stream prefetchers stop at page boundaries and go idle while a token's cos/sin row is
+// computed; software prefetches a few KiB ahead keep memory busy through both.
+inline void prefetch_row(const char* p, std::size_t bytes, bool in_place) {
+  for (std::size_t o = 0; o < bytes; o += 64) {
+    if (in_place) {
+      __builtin_prefetch(p + o, 1);
+    } else {
+      __builtin_prefetch(p + o, 0);
+    }
+  }
+}
+
+// Every head row of one token: rotate_row(x, y) for the rotated span, then the tail copied
+// when out of place; the row prefetch_ahead rows later (this token's, else the next token's) is
+// prefetched first.
+template <class RotateRow>
+void for_each_head(const TokenRows& r, RotateRow rotate_row) {
+  const std::size_t size = size_of(r.dtype);
+  const bool in_place = r.in == r.out;
+  const std::size_t used = static_cast<std::size_t>(in_place ? r.span : r.tail_end) * size;
+  for (std::int64_t h = 0; h < r.heads; ++h) {
+    const char* x = r.in + h * r.in_head_bytes;
+    char* y = r.out + h * r.out_head_bytes;
+    const std::int64_t ahead = h + r.prefetch_ahead;
+    if (ahead < r.heads) {
+      prefetch_row(r.in + ahead * r.in_head_bytes, used, in_place);
+    } else if (r.next_in && ahead - r.heads < r.heads) {
+      prefetch_row(r.next_in + (ahead - r.heads) * r.next_in_head_bytes, used, in_place);
+    }
+    rotate_row(x, y);
+    if (!in_place && r.tail_end > r.span) {
+      std::memcpy(y + static_cast<std::size_t>(r.span) * size, x + static_cast<std::size_t>(r.span) * size,
+                  static_cast<std::size_t>(r.tail_end - r.span) * size);
+    }
   }
 }
 

@@ -18,7 +18,11 @@ struct LongFrequencies {
 
 LongFrequencies rope_frequencies(const RopeParams& p);
 
-// A frequency as a double-double (SplitFrequency, fast.hpp): hi the nearest double, lo the rest.
+// A frequency as a double-double: hi the nearest double, lo the rest.
+struct SplitFrequency {
+  double hi, lo;
+};
+
 inline SplitFrequency split(long double w) {
   const auto hi = static_cast<double>(w);
   return {hi, static_cast<double>(w - hi)};

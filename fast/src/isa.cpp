@@ -1,9 +1,13 @@
 // Run-time selection of the instruction-set path: CPUID for what the CPU has, XGETBV for what
-// the OS saves on a context switch (YMM for AVX2, ZMM and opmask state for AVX-512).
+// the OS saves on a context switch (YMM for AVX2, ZMM and opmask state for AVX-512); and the
+// last-level cache's size, for the store mode.
 #include <cpuid.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "kernels.hpp"
 #include "posenc/errors.hpp"
@@ -106,6 +110,30 @@ const Kernels& kernels(Isa isa) {
     default:
       return scalar_kernels();
   }
+}
+
+// Linux's sysfs first: glibc's sysconf reports the whole socket's L3 on some virtual machines
+// (256 MiB on the development VM, which lscpu and sysfs give 32 MiB).
+std::size_t last_level_cache_bytes() {
+  static const std::size_t bytes = [] {
+    long level = 0, size = 0;
+    for (int i = 0; i < 16; ++i) {
+      const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+      std::ifstream level_file(dir + "level"), size_file(dir + "size");
+      long l = 0, s = 0;
+      std::string unit;
+      if (!(level_file >> l) || !(size_file >> s)) continue;
+      size_file >> unit;  // "K" or "M", read separately from the number
+      s *= unit == "M" ? 1 << 20 : unit == "K" ? 1 << 10 : 1;
+      if (l >= level) {
+        level = l;
+        size = s;
+      }
+    }
+    if (size <= 0) size = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return static_cast<std::size_t>(size > 0 ? size : long{32} << 20);
+  }();
+  return bytes;
 }
 }  // namespace detail
 

@@ -8,19 +8,45 @@
 
 namespace posenc::fast::detail {
 
+// One token's heads of one tensor, rotated by one row of cosines and sines indexed by each pair's
+// first element a (a = 2i interleaved, a = i half; interleaved rows hold each value twice, at a
+// and a + 1, so that vectors load them directly):
+//   pair (a, b) = (2i, 2i+1) interleaved or (i, i + span/2) half:
+//   y[a] = x[a] c[a] - x[b] s[a],  y[b] = x[b] c[a] + x[a] s[a]
+// each as one binary32 FMA of the product x[.] s[a] (rounded first) and x[.] c[a]. Elements
+// from span to tail_end are copied when out differs from in. With `stream`, rows whose vector
+// stores are all aligned are written with non-temporal stores (the caller fences). next_in is
+// the input of the token rotated next (null if none; its rows next_in_head_bytes apart): the
+// rows prefetch_ahead rows later in that order are prefetched.
+struct TokenRows {
+  DType dtype;
+  bool interleaved, stream;
+  std::int64_t span, tail_end;
+  const float *c, *s;
+  const char* in;
+  char* out;
+  std::ptrdiff_t in_head_bytes, out_head_bytes;
+  std::int64_t heads;
+  const char* next_in;
+  std::ptrdiff_t next_in_head_bytes;
+  std::int64_t prefetch_ahead;
+};
+
 struct Kernels {
-  // s[i], c[i] = sin and cos of hi[i] + lo[i] (|lo| <= ulp(hi)), to about one binary64 ulp.
-  // SLEEF's deterministic (finz) kernels: bit-identical results on every path.
-  void (*sincos)(const double* hi, const double* lo, double* s, double* c, std::size_t n);
-  // y[j] = x[j] * C[j] + x[partner(j)] * S[j] for j < span (binary32 FMA, product first), with
-  // partner(j) = j ^ 1 (interleaved) or (j + span/2) mod span (half). x, y in `dtype` storage.
-  void (*rotate)(DType dtype, bool interleaved, std::int64_t span, const float* C, const float* S, const void* x,
-                 void* y);
+  // s[i], c[i] = sin and cos of position[i] * (w_hi[i] + w_lo[i]): the angle formed as a
+  // double-double (frequencies.hpp, angle), SLEEF's deterministic 3.5-ulp binary64 kernels
+  // (finz u35, the same bits on every path) on its head, corrected by its tail.
+  void (*sincos)(const double* position, const double* w_hi, const double* w_lo, double* s, double* c,
+                 std::size_t n);
+  void (*rotate)(const TokenRows& rows);
 };
 
 const Kernels& scalar_kernels();
 const Kernels& avx2_kernels();
 const Kernels& avx512_kernels();
 const Kernels& kernels(Isa isa);
+
+// The largest cache's size in bytes (sysfs, else sysconf, else 32 MiB assumed).
+std::size_t last_level_cache_bytes();
 
 }  // namespace posenc::fast::detail

@@ -1,5 +1,8 @@
 // The RoPE driver shared by every ISA path: plan (frequencies as double-doubles), per-token
-// cos/sin rows, the expanded row the rotation kernels read, threads and validation.
+// cos/sin rows, threads, store mode and validation.
+#include <xmmintrin.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -16,87 +19,137 @@ namespace {
 
 using detail::kernels;
 
-std::size_t span_of(const RopePlan& plan) { return static_cast<std::size_t>(plan.params().rotated_span()); }
-
 void check_position(std::int64_t position, const char* name) {
   if (position < -kMaxPosition || position > kMaxPosition) {
     throw InvalidParameter(name, std::to_string(position), "in [-2^32, 2^32] (the fast path's accurate range)");
   }
 }
 
-// Turn per-pair (cos, sin) into the rows of y[j] = x[j] C[j] + x[partner(j)] S[j]; the inverse
-// rotation is the rotation by the negated angle.
-void expand(const RopePlan& plan, const float* c, const float* s, float* C, float* S) {
-  const RopeParams& p = plan.params();
-  for (std::int64_t i = 0; i < plan.pairs(); ++i) {
-    const auto a = static_cast<std::size_t>(p.pair_first(i)), b = static_cast<std::size_t>(p.pair_second(i));
-    const auto k = static_cast<std::size_t>(i);
-    const float sine = p.inverse ? -s[k] : s[k];
-    C[a] = C[b] = c[k];
-    S[a] = -sine;
-    S[b] = sine;
+// A row as the kernels take it (kernels.hpp, TokenRows), made in place from table_row's per-pair
+// c[0, pairs) and s[0, pairs) in arrays of rotated_span floats: the sines negated for the inverse
+// rotation, and for the interleaved layout each value duplicated (c0 c0 c1 c1 ...), which spares
+// its vector loop two shuffles per vector.
+std::size_t kernel_row_floats(const RopePlan& plan) { return 2 * static_cast<std::size_t>(plan.params().rotated_span()); }
+
+void to_kernel_row(const RopePlan& plan, float* c, float* s) {
+  const std::int64_t n = plan.pairs();
+  if (plan.params().inverse) {
+    for (std::int64_t i = 0; i < n; ++i) s[i] = -s[i];
+  }
+  if (plan.params().layout == RopeLayout::interleaved) {
+    for (std::int64_t i = n - 1; i >= 0; --i) {
+      c[2 * i] = c[2 * i + 1] = c[i];
+      s[2 * i] = s[2 * i + 1] = s[i];
+    }
   }
 }
-
-struct Scratch {
-  std::vector<float> c, s, C, S;
-  explicit Scratch(const RopePlan& plan)
-      : c(static_cast<std::size_t>(plan.pairs())), s(c.size()), C(span_of(plan)), S(span_of(plan)) {}
-};
 
 void check_tensor(const RopeTensor& t, const char* name, bool required) {
   if (!required && !t.in) return;
   if (!t.in || !t.out) throw InvalidParameter(std::string(name) + ".in/out", "null", "non-null pointers");
 }
 
-StridedView input_view(const RopeTensor& t, const std::string& name, DType d, std::int64_t n_tokens,
-                               std::int64_t n_heads, std::int64_t head_dim) {
-  return {name + ".in", t.in, n_tokens, n_heads, head_dim, t.in_token_stride, t.in_head_stride, size_of(d)};
-}
-StridedView output_view(const RopeTensor& t, const std::string& name, DType d, std::int64_t n_tokens,
-                                std::int64_t n_heads, std::int64_t head_dim) {
-  return {name + ".out", t.out, n_tokens, n_heads, head_dim, t.out_token_stride, t.out_head_stride, size_of(d)};
-}
+// The parameter names of one tensor, as the errors report them.
+struct TensorNames {
+  const char *in, *out, *in_token_stride, *in_head_stride, *out_token_stride, *out_head_stride;
+};
+constexpr TensorNames kQNames{"q.in", "q.out", "q.in_token_stride", "q.in_head_stride", "q.out_token_stride", "q.out_head_stride"};
+constexpr TensorNames kKNames{"k.in", "k.out", "k.in_token_stride", "k.in_head_stride", "k.out_token_stride", "k.out_head_stride"};
 
 // Sizes, strides and aliasing of Q and K (SPEC: in place means the same buffer with the same
 // strides; Q and K may share a fused buffer only as disjoint, identically strided rows).
 void check_layout(DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim, const RopeTensor& q,
                   const RopeTensor& k) {
-  std::vector<StridedView> ins, outs;
-  for (const auto& [t, name] : {std::pair{&q, "q"}, std::pair{&k, "k"}}) {
+  StridedView ins[2], outs[2];
+  int n = 0;
+  for (const auto& [t, names] : {std::pair{&q, &kQNames}, std::pair{&k, &kKNames}}) {
     if (!t->in) continue;
-    ins.push_back(input_view(*t, name, d, n_tokens, n_heads, head_dim));
-    outs.push_back(output_view(*t, name, d, n_tokens, n_heads, head_dim));
-    const std::string prefix = std::string(name) + ".";
-    check_view(ins.back(), prefix + "in_token_stride", prefix + "in_head_stride", false);
-    check_view(outs.back(), prefix + "out_token_stride", prefix + "out_head_stride", true);
+    ins[n] = {names->in, t->in, n_tokens, n_heads, head_dim, t->in_token_stride, t->in_head_stride, size_of(d)};
+    outs[n] = {names->out, t->out, n_tokens, n_heads, head_dim, t->out_token_stride, t->out_head_stride, size_of(d)};
+    check_view(ins[n], names->in_token_stride, names->in_head_stride, false);
+    check_view(outs[n], names->out_token_stride, names->out_head_stride, true);
     const bool in_place = t->in == t->out && t->in_token_stride == t->out_token_stride &&
                           t->in_head_stride == t->out_head_stride;
-    if (!in_place) check_disjoint(ins.back(), outs.back());
+    if (!in_place) check_disjoint(ins[n], outs[n]);
+    ++n;
   }
-  if (outs.size() == 2) {
+  if (n == 2) {
     check_disjoint(outs[0], outs[1]);
     check_disjoint(outs[0], ins[1]);
     check_disjoint(outs[1], ins[0]);
   }
 }
 
-// Rotate one token's heads of one tensor with the expanded row (C, S).
-void rotate_token(const detail::Kernels& k, const RopePlan& plan, DType d, std::int64_t t, std::int64_t n_heads,
-                  const RopeTensor& x, const float* C, const float* S) {
-  const RopeParams& p = plan.params();
-  const std::size_t size = size_of(d);
-  const auto span = p.rotated_span();
-  const bool interleaved = p.layout == RopeLayout::interleaved;
-  for (std::int64_t h = 0; h < n_heads; ++h) {
-    const auto* in = static_cast<const char*>(x.in) + static_cast<std::size_t>(t * x.in_token_stride + h * x.in_head_stride) * size;
-    auto* out = static_cast<char*>(x.out) + static_cast<std::size_t>(t * x.out_token_stride + h * x.out_head_stride) * size;
-    k.rotate(d, interleaved, span, C, S, in, out);
-    if (in != out && p.head_dim > span) {
-      std::memcpy(out + static_cast<std::size_t>(span) * size, in + static_cast<std::size_t>(span) * size,
-                  static_cast<std::size_t>(p.head_dim - span) * size);
+// What every token's kernel calls share.
+struct Rotation {
+  const detail::Kernels& kernels;
+  const RopePlan& plan;
+  DType dtype;
+  std::int64_t n_heads;
+  bool stream;  // out-of-place outputs with non-temporal stores
+  std::int64_t prefetch_ahead;
+};
+
+// How far ahead rows are prefetched: about 8 KiB, measured on shape B (in place) to cover one
+// token's cos/sin row computation at DRAM bandwidth.
+std::int64_t prefetch_rows(const RopeParams& p, DType d) {
+  constexpr std::int64_t kBytes = 8192;
+  return std::max<std::int64_t>(1, kBytes / (p.head_dim * static_cast<std::int64_t>(size_of(d))));
+}
+
+// Token t of tensor x: the unit the kernels are called on.
+struct TokenOf {
+  const RopeTensor* x;
+  std::int64_t t;
+};
+
+// Rotate `now` with the row (c, s), prefetching from `next` (the token rotated after it, x null
+// if none).
+void rotate_token(const Rotation& r, TokenOf now, TokenOf next, const float* c, const float* s) {
+  const RopeParams& p = r.plan.params();
+  const auto size = static_cast<std::ptrdiff_t>(size_of(r.dtype));
+  const RopeTensor& x = *now.x;
+  const auto input = [size](const TokenOf& u) { return static_cast<const char*>(u.x->in) + u.t * u.x->in_token_stride * size; };
+  r.kernels.rotate({r.dtype, p.layout == RopeLayout::interleaved, r.stream && x.in != x.out, p.rotated_span(),
+                    p.head_dim, c, s, input(now), static_cast<char*>(x.out) + now.t * x.out_token_stride * size,
+                    x.in_head_stride * size, x.out_head_stride * size, r.n_heads, next.x ? input(next) : nullptr,
+                    next.x ? next.x->in_head_stride * size : 0, r.prefetch_ahead});
+}
+
+// Tokens [begin, end) in blocks of kBlock: Q's rows of the block, then K's, so that each tensor
+// is read in long runs (alternating every token costs ~10% at DRAM bandwidth). rows(t, i) gives
+// token t's (c, s), i = t - block start; the fused path computes it on the Q pass. (Computing
+// the next block's rows in pieces between head rows, to overlap them with the memory traffic,
+// measured no faster on shape B.)
+constexpr std::int64_t kBlock = 16;
+
+template <class Rows>
+void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, const RopeTensor& q, const RopeTensor& k,
+                   Rows rows) {
+  const std::int64_t passes = k.in ? 2 : 1;
+  for (std::int64_t b = begin; b < end; b += kBlock) {
+    const std::int64_t e = std::min(end, b + kBlock), units = passes * (e - b);
+    const auto token = [&](std::int64_t u) -> TokenOf {
+      if (u == units) return {e < end ? &q : nullptr, e};
+      return {u < e - b ? &q : &k, b + u % (e - b)};
+    };
+    for (std::int64_t u = 0; u < units; ++u) {
+      const TokenOf now = token(u);
+      const auto [c, s] = rows(now.t, now.t - b);
+      rotate_token(r, now, token(u + 1), c, s);
     }
   }
+  if (r.stream) _mm_sfence();  // order the non-temporal stores before the caller reads
+}
+
+// Options::stores: whether out-of-place outputs are streamed; automatic when the call's outputs
+// are at least half the last-level cache.
+bool streaming(const Options& o, DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim,
+               const RopeTensor& k) {
+  if (o.stores != Stores::automatic) return o.stores == Stores::streaming;
+  const double bytes = static_cast<double>(n_tokens) * static_cast<double>(n_heads) * static_cast<double>(head_dim) *
+                       static_cast<double>(size_of(d)) * (k.in ? 2 : 1);
+  return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 2;
 }
 
 // Split [0, n) into `threads` contiguous ranges; every token's result is independent of the split.
@@ -128,6 +181,41 @@ void check_call(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
 
 }  // namespace
 
+namespace detail {
+
+// The fused path's rows: one block's, each computed when the block's first pass asks for it.
+class FusedRows {
+ public:
+  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions)
+      : plan_(plan), kernels_(kernels), positions_(positions), floats_(kernel_row_floats(plan)),
+        rows_(kBlock * floats_) {}
+
+  std::pair<const float*, const float*> operator()(std::int64_t t, std::int64_t i) {
+    float* c = rows_.data() + static_cast<std::size_t>(i) * floats_;
+    float* s = c + floats_ / 2;
+    if (i == 0 && t != block_) {  // a new block
+      block_ = t;
+      ready_ = 0;
+    }
+    if (i == ready_) {
+      plan_.row_unchecked(positions_ + t * plan_.params().position_axes(), c, s, kernels_);
+      to_kernel_row(plan_, c, s);
+      ++ready_;
+    }
+    return {c, s};
+  }
+
+ private:
+  const RopePlan& plan_;
+  const Kernels& kernels_;
+  const std::int64_t* positions_;
+  std::size_t floats_;
+  std::vector<float> rows_;
+  std::int64_t block_ = -1, ready_ = 0;  // rows_ holds tokens block_ .. block_ + ready_ - 1
+};
+
+}  // namespace detail
+
 std::string_view to_string(DType d) {
   switch (d) {
     case DType::f32:
@@ -145,7 +233,11 @@ std::size_t size_of(DType d) { return d == DType::f32 ? 4 : 2; }
 RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   validate(params_);
   const auto f = detail::rope_frequencies(params_);
-  for (long double w : f.inv_freq) inv_freq_.push_back(detail::split(w));
+  for (long double w : f.inv_freq) {
+    const detail::SplitFrequency split = detail::split(w);
+    w_hi_.push_back(split.hi);
+    w_lo_.push_back(split.lo);
+  }
   for (std::int64_t i = 0; i < pairs(); ++i) axis_.push_back(static_cast<int>(params_.pair_axis(i)));
   attention_ = static_cast<double>(f.attention);
 }
@@ -158,19 +250,17 @@ void RopePlan::table_row(std::span<const std::int64_t> positions, float* cos_out
 
 void RopePlan::row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out,
                              const detail::Kernels& k) const {
+  constexpr std::size_t kChunk = 64;  // pairs per pass, on the stack
+  double position[kChunk], s[kChunk], c[kChunk];
   const auto n = static_cast<std::size_t>(pairs());
-  // Scratch on the stack for the usual sizes (head_dim <= 512); the heap beyond.
-  double small[4 * 256];
-  std::vector<double> large(n > 256 ? 4 * n : 0);
-  double* hi = n > 256 ? large.data() : small;
-  double *lo = hi + n, *s = lo + n, *c = s + n;
-  for (std::size_t i = 0; i < n; ++i) {
-    detail::angle(static_cast<double>(positions[axis_[i]]), inv_freq_[i], hi[i], lo[i]);
-  }
-  k.sincos(hi, lo, s, c, n);
-  for (std::size_t i = 0; i < n; ++i) {
-    cos_out[i] = static_cast<float>(attention_ * c[i]);
-    sin_out[i] = static_cast<float>(attention_ * s[i]);
+  for (std::size_t i0 = 0; i0 < n; i0 += kChunk) {
+    const std::size_t m = std::min(kChunk, n - i0);
+    for (std::size_t i = 0; i < m; ++i) position[i] = static_cast<double>(positions[axis_[i0 + i]]);
+    k.sincos(position, w_hi_.data() + i0, w_lo_.data() + i0, s, c, m);
+    for (std::size_t i = 0; i < m; ++i) {
+      cos_out[i0 + i] = static_cast<float>(attention_ * c[i]);
+      sin_out[i0 + i] = static_cast<float>(attention_ * s[i]);
+    }
   }
 }
 
@@ -183,14 +273,13 @@ RopeCache::RopeCache(const RopePlan& plan, std::int64_t first, std::int64_t coun
   if (count < 1) throw InvalidParameter("cache.count", std::to_string(count), ">= 1");
   check_position(first, "cache.first");
   check_position(first + count - 1, "cache.first + count - 1");
-  const std::size_t span = span_of(plan);
-  rows_.resize(static_cast<std::size_t>(count) * 2 * span);
-  Scratch scratch(plan);
+  const std::size_t floats = kernel_row_floats(plan);
+  rows_.resize(static_cast<std::size_t>(count) * floats);
   for (std::int64_t i = 0; i < count; ++i) {
     const std::int64_t position = first + i;
-    plan.table_row({&position, 1}, scratch.c.data(), scratch.s.data(), isa);
-    float* row = rows_.data() + static_cast<std::size_t>(i) * 2 * span;
-    expand(plan, scratch.c.data(), scratch.s.data(), row, row + span);
+    float* row = rows_.data() + static_cast<std::size_t>(i) * floats;
+    plan.table_row({&position, 1}, row, row + floats / 2, isa);
+    to_kernel_row(plan, row, row + floats / 2);
   }
 }
 
@@ -199,38 +288,34 @@ const float* RopeCache::row(std::int64_t position) const {
     throw InvalidParameter("rope.position", std::to_string(position),
                            "in the cache's range [" + std::to_string(first_) + ", " + std::to_string(first_ + count_ - 1) + "]");
   }
-  return rows_.data() + static_cast<std::size_t>(position - first_) * 2 * span_of(plan_);
+  return rows_.data() + static_cast<std::size_t>(position - first_) * kernel_row_floats(plan_);
 }
 
 void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
                 const RopeTensor& q, const RopeTensor& k, const Options& options) {
   check_call(plan, d, n_tokens, n_heads, positions, q, k);
-  const auto& kern = kernels(options.isa);
   const std::int64_t axes = plan.params().position_axes();
   for (std::int64_t i = 0; i < n_tokens * axes; ++i) check_position(positions[i], "rope.position");  // before any write
+  const Rotation r{kernels(options.isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, k),
+                   prefetch_rows(plan.params(), d)};
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    Scratch scratch(plan);
-    for (std::int64_t t = begin; t < end; ++t) {
-      plan.row_unchecked(positions + t * axes, scratch.c.data(), scratch.s.data(), kern);
-      expand(plan, scratch.c.data(), scratch.s.data(), scratch.C.data(), scratch.S.data());
-      rotate_token(kern, plan, d, t, n_heads, q, scratch.C.data(), scratch.S.data());
-      if (k.in) rotate_token(kern, plan, d, t, n_heads, k, scratch.C.data(), scratch.S.data());
-    }
+    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions));
   });
 }
 
 void rope_apply(const RopeCache& cache, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
                 const RopeTensor& q, const RopeTensor& k, const Options& options) {
-  check_call(cache.plan(), d, n_tokens, n_heads, positions, q, k);
+  const RopePlan& plan = cache.plan();
+  check_call(plan, d, n_tokens, n_heads, positions, q, k);
   for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
-  const auto& kern = kernels(options.isa);
-  const std::size_t span = span_of(cache.plan());
+  const Rotation r{kernels(options.isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, k),
+                   prefetch_rows(plan.params(), d)};
+  const std::size_t half = kernel_row_floats(plan) / 2;
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t t = begin; t < end; ++t) {
+    rotate_tokens(r, begin, end, q, k, [&](std::int64_t t, std::int64_t) {
       const float* row = cache.row(positions[t]);
-      rotate_token(kern, cache.plan(), d, t, n_heads, q, row, row + span);
-      if (k.in) rotate_token(kern, cache.plan(), d, t, n_heads, k, row, row + span);
-    }
+      return std::pair<const float*, const float*>{row, row + half};
+    });
   });
 }
 

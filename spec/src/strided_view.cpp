@@ -1,6 +1,7 @@
 #include "posenc/strided_view.hpp"
 
 #include <limits>
+#include <string>
 
 #include "posenc/errors.hpp"
 
@@ -9,30 +10,35 @@ namespace {
 
 constexpr auto kMaxBytes = static_cast<std::uint64_t>(std::numeric_limits<std::ptrdiff_t>::max());
 
-std::int64_t checked_mul(std::int64_t a, std::int64_t b, const std::string& what) {
+// `what` is v.name followed by `suffix`: the parameter an overflow is reported against.
+std::int64_t checked_mul(std::int64_t a, std::int64_t b, const StridedView& v, const char* suffix) {
   std::int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) throw InvalidParameter(what, std::to_string(a) + " x " + std::to_string(b), "a product that fits in 64 bits");
+  if (__builtin_mul_overflow(a, b, &r)) {
+    throw InvalidParameter(std::string(v.name) + suffix, std::to_string(a) + " x " + std::to_string(b), "a product that fits in 64 bits");
+  }
   return r;
 }
 
-std::int64_t checked_add(std::int64_t a, std::int64_t b, const std::string& what) {
+std::int64_t checked_add(std::int64_t a, std::int64_t b, const StridedView& v, const char* suffix) {
   std::int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) throw InvalidParameter(what, std::to_string(a) + " + " + std::to_string(b), "a sum that fits in 64 bits");
+  if (__builtin_add_overflow(a, b, &r)) {
+    throw InvalidParameter(std::string(v.name) + suffix, std::to_string(a) + " + " + std::to_string(b), "a sum that fits in 64 bits");
+  }
   return r;
 }
 
 // Elements one outer index spans: (inner - 1) * inner_stride + row.
 std::int64_t block(const StridedView& v) {
-  return checked_add(checked_mul(v.inner - 1, v.inner_stride, v.name + " extent"), v.row, v.name + " extent");
+  return checked_add(checked_mul(v.inner - 1, v.inner_stride, v, " extent"), v.row, v, " extent");
 }
 
 std::uintptr_t address(const StridedView& v) { return reinterpret_cast<std::uintptr_t>(v.base); }
 
 std::size_t extent_bytes(const StridedView& v) {
   if (v.outer == 0 || v.inner == 0 || v.row == 0) return 0;
-  const std::int64_t elements = checked_add(checked_mul(v.outer - 1, v.outer > 1 ? v.outer_stride : 0, v.name + " extent"),
-                                            block(v), v.name + " extent");
-  const std::int64_t bytes = checked_mul(elements, static_cast<std::int64_t>(v.element_size), v.name + " extent in bytes");
+  const std::int64_t elements = checked_add(checked_mul(v.outer - 1, v.outer > 1 ? v.outer_stride : 0, v, " extent"),
+                                            block(v), v, " extent");
+  const std::int64_t bytes = checked_mul(elements, static_cast<std::int64_t>(v.element_size), v, " extent in bytes");
   if (static_cast<std::uint64_t>(bytes) > kMaxBytes - address(v)) {
     throw InvalidParameter(v.name, std::to_string(bytes) + " bytes from its base", "an extent inside the address space");
   }
@@ -41,8 +47,7 @@ std::size_t extent_bytes(const StridedView& v) {
 
 }  // namespace
 
-std::size_t check_view(const StridedView& v, const std::string& outer_stride_name, const std::string& inner_stride_name,
-                       bool written) {
+std::size_t check_view(const StridedView& v, const char* outer_stride_name, const char* inner_stride_name, bool written) {
   if (v.outer == 0 || v.inner == 0 || v.row == 0) return 0;
   if (v.outer > 1 && v.outer_stride < 1) {
     throw InvalidParameter(outer_stride_name, std::to_string(v.outer_stride), ">= 1 (elements)");
@@ -57,10 +62,10 @@ std::size_t check_view(const StridedView& v, const std::string& outer_stride_nam
     const bool inner_ok = v.inner == 1 || v.inner_stride >= v.row;
     const bool outer_major = inner_ok && (v.outer == 1 || v.outer_stride >= block(v));
     const bool inner_major = (v.outer == 1 || v.outer_stride >= v.row) &&
-                             (v.inner == 1 || v.inner_stride >= checked_add(checked_mul(v.outer - 1, v.outer_stride, v.name + " extent"),
-                                                                            v.row, v.name + " extent"));
+                             (v.inner == 1 || v.inner_stride >= checked_add(checked_mul(v.outer - 1, v.outer_stride, v, " extent"),
+                                                                            v.row, v, " extent"));
     if (!outer_major && !inner_major) {
-      throw InvalidParameter(v.name + " strides", "(" + outer_stride_name + " = " + std::to_string(v.outer_stride) +
+      throw InvalidParameter(std::string(v.name) + " strides", "(" + std::string(outer_stride_name) + " = " + std::to_string(v.outer_stride) +
                                                       ", " + inner_stride_name + " = " + std::to_string(v.inner_stride) + ")",
                              "rows that do not overlap (row length " + std::to_string(v.row) + ")");
     }
@@ -85,7 +90,7 @@ void check_disjoint(const StridedView& a, const StridedView& b) {
     if (shift < 0) shift += period;
     if (shift >= span && shift + span <= period) return;
   }
-  throw InvalidParameter(a.name + " and " + b.name, "overlapping memory", "separate buffers (or the same buffer with the same strides, in place)");
+  throw InvalidParameter(std::string(a.name) + " and " + b.name, "overlapping memory", "separate buffers (or the same buffer with the same strides, in place)");
 }
 
 }  // namespace posenc

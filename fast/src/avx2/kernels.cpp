@@ -9,15 +9,18 @@
 namespace posenc::fast::detail {
 namespace {
 
-void sincos(const double* hi, const double* lo, double* s, double* c, std::size_t n) {
+void sincos(const double* position, const double* w_hi, const double* w_lo, double* s, double* c, std::size_t n) {
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    const __m256d h = _mm256_loadu_pd(hi + i), l = _mm256_loadu_pd(lo + i);
-    const Sleef___m256d_2 r = Sleef_finz_sincosd4_u10avx2(h);
+    // frequencies.hpp, angle: hi = p w_hi; lo = fma(p, w_hi, -hi) + p w_lo.
+    const __m256d p = _mm256_loadu_pd(position + i), wh = _mm256_loadu_pd(w_hi + i);
+    const __m256d h = _mm256_mul_pd(p, wh);
+    const __m256d l = _mm256_add_pd(_mm256_fmsub_pd(p, wh, h), _mm256_mul_pd(p, _mm256_loadu_pd(w_lo + i)));
+    const Sleef___m256d_2 r = Sleef_finz_sincosd4_u35avx2(h);
     _mm256_storeu_pd(s + i, _mm256_fmadd_pd(r.y, l, r.x));
     _mm256_storeu_pd(c + i, _mm256_fnmadd_pd(r.x, l, r.y));
   }
-  scalar_kernels().sincos(hi + i, lo + i, s + i, c + i, n - i);
+  scalar_kernels().sincos(position + i, w_hi + i, w_lo + i, s + i, c + i, n - i);
 }
 
 struct Vec {
@@ -34,32 +37,74 @@ struct Vec {
     }
   }
 
-  template <DType D>
+  template <DType D, bool Stream>
   static void store(void* p, std::int64_t i, __m256 v) {
     if constexpr (D == DType::f32) {
-      _mm256_storeu_ps(static_cast<float*>(p) + i, v);
+      store256<Stream>(static_cast<float*>(p) + i, _mm256_castps_si256(v));
+    } else if constexpr (D == DType::bf16) {
+      const __m256i top = bf16_words(v);
+      store128<Stream>(static_cast<std::uint16_t*>(p) + i,
+                       _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(top, top), 0x08)));
     } else {
-      auto* out = reinterpret_cast<__m128i*>(static_cast<std::uint16_t*>(p) + i);
-      if constexpr (D == DType::bf16) {
-        // Round to nearest even on the bit pattern; NaN keeps its top bits, made quiet.
-        const __m256i b = _mm256_castps_si256(v);
-        const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
-        const __m256i rounded = _mm256_add_epi32(b, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb));
-        const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(b, _mm256_set1_epi32(0x7fffffff)),
-                                               _mm256_set1_epi32(0x7f800000));
-        const __m256i quiet = _mm256_or_si256(b, _mm256_set1_epi32(0x400000));
-        const __m256i top = _mm256_srli_epi32(_mm256_blendv_epi8(rounded, quiet, nan), 16);
-        const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(top, top), 0x08);
-        _mm_storeu_si128(out, _mm256_castsi256_si128(packed));
+      store128<Stream>(static_cast<std::uint16_t*>(p) + i, _mm256_cvtps_ph(v, kNearest));
+    }
+  }
+
+  // 16-bit storage: v0 and v1 packed into one 32-byte store.
+  template <DType D, bool Stream>
+    requires(D != DType::f32)
+  static void store2(void* p, std::int64_t i, __m256 v0, __m256 v1) {
+    __m256i both;
+    if constexpr (D == DType::bf16) {
+      both = _mm256_permute4x64_epi64(_mm256_packus_epi32(bf16_words(v0), bf16_words(v1)), 0xD8);
+    } else {
+      both = _mm256_set_m128i(_mm256_cvtps_ph(v1, kNearest), _mm256_cvtps_ph(v0, kNearest));
+    }
+    store256<Stream>(static_cast<std::uint16_t*>(p) + i, both);
+  }
+
+  static constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+
+  // bf16 bits of each lane in its low 16 bits: round to nearest even on the bit pattern; a NaN
+  // keeps its top bits, made quiet.
+  static __m256i bf16_words(__m256 v) {
+    const __m256i b = _mm256_castps_si256(v);
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+    const __m256i rounded = _mm256_add_epi32(b, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb));
+    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    const __m256i quiet = _mm256_or_si256(b, _mm256_set1_epi32(0x400000));
+    return _mm256_srli_epi32(_mm256_blendv_epi8(rounded, quiet, nan), 16);
+  }
+
+  // Non-temporal: one 32-byte store where aligned, else two 16-byte ones (rows need 16 only).
+  template <bool Stream>
+  static void store256(void* p, __m256i v) {
+    if constexpr (Stream) {
+      if (reinterpret_cast<std::uintptr_t>(p) % 32 == 0) {
+        _mm256_stream_si256(static_cast<__m256i*>(p), v);
       } else {
-        _mm_storeu_si128(out, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        _mm_stream_si128(static_cast<__m128i*>(p), _mm256_castsi256_si128(v));
+        _mm_stream_si128(static_cast<__m128i*>(p) + 1, _mm256_extracti128_si256(v, 1));
       }
+    } else {
+      _mm256_storeu_si256(static_cast<__m256i*>(p), v);
+    }
+  }
+
+  template <bool Stream>
+  static void store128(void* p, __m128i v) {
+    if constexpr (Stream) {
+      _mm_stream_si128(static_cast<__m128i*>(p), v);
+    } else {
+      _mm_storeu_si128(static_cast<__m128i*>(p), v);
     }
   }
 
   static __m256 loadf(const float* p) { return _mm256_loadu_ps(p); }
-  static __m256 fmadd(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
   static __m256 mul(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
+  static __m256 fmadd(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
+  static __m256 fmsub(__m256 a, __m256 b, __m256 c) { return _mm256_fmsub_ps(a, b, c); }
+  static __m256 fmaddsub(__m256 a, __m256 b, __m256 c) { return _mm256_fmaddsub_ps(a, b, c); }
   static __m256 swap_pairs(__m256 v) { return _mm256_permute_ps(v, 0xB1); }
 };
 

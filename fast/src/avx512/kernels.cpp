@@ -9,15 +9,18 @@
 namespace posenc::fast::detail {
 namespace {
 
-void sincos(const double* hi, const double* lo, double* s, double* c, std::size_t n) {
+void sincos(const double* position, const double* w_hi, const double* w_lo, double* s, double* c, std::size_t n) {
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    const __m512d h = _mm512_loadu_pd(hi + i), l = _mm512_loadu_pd(lo + i);
-    const Sleef___m512d_2 r = Sleef_finz_sincosd8_u10avx512f(h);
+    // frequencies.hpp, angle: hi = p w_hi; lo = fma(p, w_hi, -hi) + p w_lo.
+    const __m512d p = _mm512_loadu_pd(position + i), wh = _mm512_loadu_pd(w_hi + i);
+    const __m512d h = _mm512_mul_pd(p, wh);
+    const __m512d l = _mm512_add_pd(_mm512_fmsub_pd(p, wh, h), _mm512_mul_pd(p, _mm512_loadu_pd(w_lo + i)));
+    const Sleef___m512d_2 r = Sleef_finz_sincosd8_u35avx512f(h);
     _mm512_storeu_pd(s + i, _mm512_fmadd_pd(r.y, l, r.x));
     _mm512_storeu_pd(c + i, _mm512_fnmadd_pd(r.x, l, r.y));
   }
-  scalar_kernels().sincos(hi + i, lo + i, s + i, c + i, n - i);
+  scalar_kernels().sincos(position + i, w_hi + i, w_lo + i, s + i, c + i, n - i);
 }
 
 struct Vec {
@@ -34,10 +37,18 @@ struct Vec {
     }
   }
 
-  template <DType D>
+  template <DType D, bool Stream>
   static void store(void* p, std::int64_t i, __m512 v) {
     if constexpr (D == DType::f32) {
-      _mm512_storeu_ps(static_cast<float*>(p) + i, v);
+      if constexpr (Stream) {  // 16-byte quarters: rows need 16-byte alignment only
+        float* out = static_cast<float*>(p) + i;
+        _mm_stream_ps(out, _mm512_extractf32x4_ps(v, 0));
+        _mm_stream_ps(out + 4, _mm512_extractf32x4_ps(v, 1));
+        _mm_stream_ps(out + 8, _mm512_extractf32x4_ps(v, 2));
+        _mm_stream_ps(out + 12, _mm512_extractf32x4_ps(v, 3));
+      } else {
+        _mm512_storeu_ps(static_cast<float*>(p) + i, v);
+      }
     } else {
       auto* out = reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(p) + i);
       if constexpr (D == DType::bf16) {
@@ -48,16 +59,29 @@ struct Vec {
         const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(b, _mm512_set1_epi32(0x7fffffff)),
                                                       _mm512_set1_epi32(0x7f800000));
         const __m512i chosen = _mm512_mask_or_epi32(rounded, nan, b, _mm512_set1_epi32(0x400000));
-        _mm256_storeu_si256(out, _mm512_cvtepi32_epi16(_mm512_srli_epi32(chosen, 16)));
+        store256<Stream>(out, _mm512_cvtepi32_epi16(_mm512_srli_epi32(chosen, 16)));
       } else {
-        _mm256_storeu_si256(out, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        store256<Stream>(out, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
       }
     }
   }
 
+  template <bool Stream>
+  static void store256(__m256i* p, __m256i v) {
+    if constexpr (Stream) {
+      auto* half = reinterpret_cast<__m128i*>(p);
+      _mm_stream_si128(half, _mm256_castsi256_si128(v));
+      _mm_stream_si128(half + 1, _mm256_extracti128_si256(v, 1));
+    } else {
+      _mm256_storeu_si256(p, v);
+    }
+  }
+
   static __m512 loadf(const float* p) { return _mm512_loadu_ps(p); }
-  static __m512 fmadd(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
   static __m512 mul(__m512 a, __m512 b) { return _mm512_mul_ps(a, b); }
+  static __m512 fmadd(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
+  static __m512 fmsub(__m512 a, __m512 b, __m512 c) { return _mm512_fmsub_ps(a, b, c); }
+  static __m512 fmaddsub(__m512 a, __m512 b, __m512 c) { return _mm512_fmaddsub_ps(a, b, c); }
   static __m512 swap_pairs(__m512 v) { return _mm512_permute_ps(v, 0xB1); }
 };
 

@@ -4,27 +4,30 @@
 #include <sleef.h>
 
 #include "../elements.hpp"
+#include "../frequencies.hpp"
 #include "../kernels.hpp"
 
 // sleef.h declares the FMA build only when the including file is compiled with FMA enabled;
 // this file must not be (it is the fallback), and calls it only after CPUID says FMA is there.
-extern "C" Sleef_double_2 Sleef_finz_sincosd1_u10purecfma(double);
+extern "C" Sleef_double_2 Sleef_finz_sincosd1_u35purecfma(double);
 
 namespace posenc::fast::detail {
 namespace {
 
-void sincos(const double* hi, const double* lo, double* s, double* c, std::size_t n) {
+void sincos(const double* position, const double* w_hi, const double* w_lo, double* s, double* c, std::size_t n) {
   static const bool fma = __builtin_cpu_supports("fma");
   for (std::size_t i = 0; i < n; ++i) {
-    const Sleef_double_2 r = fma ? Sleef_finz_sincosd1_u10purecfma(hi[i]) : Sleef_cinz_sincosd1_u10purec(hi[i]);
+    double hi = 0, lo = 0;
+    angle(position[i], {w_hi[i], w_lo[i]}, hi, lo);
+    const Sleef_double_2 r = fma ? Sleef_finz_sincosd1_u35purecfma(hi) : Sleef_cinz_sincosd1_u35purec(hi);
     // sin(h + l) = sin h + l cos h + O(l^2), |l| <= 2^-20 on the fast path's domain.
-    s[i] = std::fma(r.y, lo[i], r.x);
-    c[i] = std::fma(-r.x, lo[i], r.y);
+    s[i] = std::fma(r.y, lo, r.x);
+    c[i] = std::fma(-r.x, lo, r.y);
   }
 }
 
-void rotate(DType d, bool interleaved, std::int64_t span, const float* C, const float* S, const void* x, void* y) {
-  rotate_pairs(d, interleaved, span, 0, C, S, x, y);
+void rotate(const TokenRows& r) {
+  for_each_head(r, [&](const void* x, void* y) { rotate_pairs(r.dtype, r.interleaved, r.span, 0, r.c, r.s, x, y); });
 }
 
 }  // namespace

@@ -6,13 +6,12 @@
 // InvalidParameter naming the parameter, never undefined behaviour.
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
 namespace posenc {
 
 // A [outer][inner][row] view of elements of `element_size` bytes at `base`.
 struct StridedView {
-  std::string name;  // e.g. "q.out", used in the error messages
+  const char* name;  // e.g. "q.out", used in the error messages (strings are built only for them)
   const void* base;
   std::int64_t outer, inner, row;
   std::int64_t outer_stride, inner_stride;  // in elements
@@ -22,8 +21,7 @@ struct StridedView {
 // Strides >= 1 where their dimension has more than one index (the names are the parameters'),
 // the extent representable in bytes, and, for a view that is written, rows of distinct indices
 // disjoint (outer-major or inner-major). Returns the extent in bytes (0 for an empty view).
-std::size_t check_view(const StridedView& v, const std::string& outer_stride_name, const std::string& inner_stride_name,
-                       bool written);
+std::size_t check_view(const StridedView& v, const char* outer_stride_name, const char* inner_stride_name, bool written);
 
 // a and b touch no common element. Views with the same strides may interleave (a fused QKV
 // buffer: K's rows in the gaps between Q's); anything else must not overlap at all. Both views

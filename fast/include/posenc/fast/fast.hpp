@@ -5,10 +5,11 @@
 // Accuracy contract (checked by `posenc conform --profile strict`): frequencies are derived in
 // long double from the same formulas as the reference; each angle p * w is formed exactly enough
 // (w as a double-double, the product with FMA) and its sine and cosine come from SLEEF's
-// deterministic 1-ulp double kernels, so every cos/sin entry is within about one ulp of binary32
-// for every |position| <= kMaxPosition. Rotation, storage conversion (round to nearest even) and
-// the order of operations are the same on every path and for any thread count: outputs are
-// bit-identical across ISA paths and thread counts.
+// deterministic 3.5-ulp double kernels (finz u35: relative error ~2^-51, invisible after the
+// rounding to binary32, and twice as fast as the 1-ulp ones), so every cos/sin entry is within
+// about one ulp of binary32 for every |position| <= kMaxPosition. Rotation, storage conversion
+// (round to nearest even) and the order of operations are the same on every path, for any
+// thread count and store mode: outputs are bit-identical across all of them.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -21,9 +22,7 @@ namespace posenc::fast {
 
 namespace detail {
 struct Kernels;
-struct SplitFrequency {  // a frequency as a double-double (hi + lo)
-  double hi, lo;
-};
+class FusedRows;
 }  // namespace detail
 
 enum class Isa { scalar, avx2, avx512 };
@@ -44,9 +43,18 @@ std::size_t size_of(DType d);
 // |position| up to 2^32: the domain over which the angle is formed accurately (see above).
 inline constexpr std::int64_t kMaxPosition = std::int64_t{1} << 32;
 
+// How RoPE writes an out-of-place result. Non-temporal (streaming) stores send it to memory
+// without first reading its lines into the cache: a third less memory traffic when the output
+// does not fit in the cache anyway, but a consumer that reads it next finds it out of cache.
+// automatic streams when the call's outputs are at least half the last-level cache (Linux
+// sysfs; in place, never).
+// The values written are the same in every mode.
+enum class Stores { automatic, cached, streaming };
+
 struct Options {
   Isa isa = selected_isa();
   int threads = 1;  // >= 1; tokens are split between threads
+  Stores stores = Stores::automatic;
 };
 
 struct RopeTensor;
@@ -57,8 +65,8 @@ class RopePlan {
  public:
   explicit RopePlan(const RopeParams& params);
   const RopeParams& params() const { return params_; }
-  std::int64_t pairs() const { return static_cast<std::int64_t>(inv_freq_.size()); }
-  double inv_freq(std::int64_t i) const { return inv_freq_[static_cast<std::size_t>(i)].hi; }
+  std::int64_t pairs() const { return static_cast<std::int64_t>(w_hi_.size()); }
+  double inv_freq(std::int64_t i) const { return w_hi_[static_cast<std::size_t>(i)]; }
   double attention_factor() const { return attention_; }
 
   // cos and sin of pair i's angle at `positions` (one per axis), times the attention factor,
@@ -68,11 +76,10 @@ class RopePlan {
  private:
   // table_row without validation, for rope_apply, which checks every position before any write.
   void row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out, const detail::Kernels& k) const;
-  friend void rope_apply(const RopePlan&, DType, std::int64_t, std::int64_t, const std::int64_t*, const RopeTensor&,
-                         const RopeTensor&, const Options&);
+  friend class detail::FusedRows;
 
   RopeParams params_;
-  std::vector<detail::SplitFrequency> inv_freq_;
+  std::vector<double> w_hi_, w_lo_;  // per pair, the frequency as a double-double
   std::vector<int> axis_;
   double attention_ = 1;
 };
@@ -93,13 +100,15 @@ class RopeCache {
   const RopePlan& plan() const { return plan_; }
   std::int64_t first() const { return first_; }
   std::int64_t count() const { return count_; }
-  // The expanded row of a position: y[j] = x[j] * C[j] + x[partner(j)] * S[j].
+  // The row of a position as the rotation kernels read it: rotated_span() floats of cosines,
+  // then as many of sines (negated for the inverse rotation), each times the attention factor,
+  // in binary32, indexed by each pair's first element (the half layout uses the first pairs()).
   const float* row(std::int64_t position) const;
 
  private:
   const RopePlan& plan_;
   std::int64_t first_, count_;
-  std::vector<float> rows_;  // count x (C[span], S[span])
+  std::vector<float> rows_;  // count x (c[span], s[span])
 };
 
 // Rotate q (and k, when k.in is set) for n_tokens tokens of n_heads heads. positions holds
