@@ -5,6 +5,7 @@
 namespace posenc::bench {
 
 void stream_copy(const float* in, float* out, std::size_t n);
+void stream_copy_nontemporal(const float* in, float* out, std::size_t n);
 void stream_scale_in_place(float* x, std::size_t n, float s);
 void naive_rope(const float* x, float* y, const std::int64_t* positions, std::int64_t tokens, std::int64_t heads,
                 std::int64_t dim, float base);

@@ -3,11 +3,12 @@
 // README quotes. Every RoPE benchmark rotates Q and K: 2 tensors of tokens x heads x 128.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <bit>
-#include <cstring>
-
 #include <cstdio>
+#include <cstring>
 #include <map>
+#include <new>
 #include <memory>
 #include <random>
 #include <string>
@@ -43,11 +44,26 @@ std::vector<std::int64_t> positions(const Shape& s) {
   return p;
 }
 
+// Tensors 64-byte aligned, as PyTorch's CPU allocator returns them (c10/core/alignment.h,
+// gAlignment = 64).
+template <class T>
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <class U>
+  Aligned64(const Aligned64<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  bool operator==(const Aligned64&) const = default;
+};
+template <class T>
+using Buffer = std::vector<T, Aligned64<T>>;
+
 // Values in [-4, 4] (activations' range: no subnormal products to slow anything down); bf16 and
 // f16 inputs are the binary32 values' nearest storage values.
-std::vector<std::uint8_t> random_tensor(const Shape& s, fast::DType d) {
+Buffer<std::uint8_t> random_tensor(const Shape& s, fast::DType d) {
   const auto n = static_cast<std::size_t>(s.elements());
-  std::vector<std::uint8_t> v(n * fast::size_of(d));
+  Buffer<std::uint8_t> v(n * fast::size_of(d));
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> value(-4, 4);
   for (std::size_t i = 0; i < n; ++i) {
@@ -81,14 +97,14 @@ fast::RopeTensor tensor(const Shape& s, const void* in, void* out) {
 }
 
 void fast_rope(benchmark::State& state, Shape s, fast::DType d, RopeLayout layout, bool in_place, bool cached,
-               int threads) {
+               int threads, fast::Stores stores = fast::Stores::automatic) {
   const fast::RopePlan plan(llama(layout));
   const auto pos = positions(s);
   auto q = random_tensor(s, d), k = random_tensor(s, d);
-  std::vector<std::uint8_t> qo(q.size()), ko(k.size());
+  Buffer<std::uint8_t> qo(q.size()), ko(k.size());
   const fast::RopeTensor tq = in_place ? tensor(s, q.data(), q.data()) : tensor(s, q.data(), qo.data());
   const fast::RopeTensor tk = in_place ? tensor(s, k.data(), k.data()) : tensor(s, k.data(), ko.data());
-  const fast::Options options{fast::selected_isa(), threads};
+  const fast::Options options{fast::selected_isa(), threads, stores};
   std::unique_ptr<fast::RopeCache> cache;
   if (cached) cache = std::make_unique<fast::RopeCache>(plan, pos.front(), s.tokens, options.isa);
   for (auto _ : state) {
@@ -102,17 +118,17 @@ void fast_rope(benchmark::State& state, Shape s, fast::DType d, RopeLayout layou
   account(state, s, fast::size_of(d));
 }
 
-void copy(benchmark::State& state, Shape s) {
-  std::vector<float> in(static_cast<std::size_t>(2 * s.elements()), 1.0f), out(in.size());
+void copy(benchmark::State& state, Shape s, bool nontemporal) {
+  Buffer<float> in(static_cast<std::size_t>(2 * s.elements()), 1.0f), out(in.size());
   for (auto _ : state) {
-    bench::stream_copy(in.data(), out.data(), in.size());
+    (nontemporal ? bench::stream_copy_nontemporal : bench::stream_copy)(in.data(), out.data(), in.size());
     benchmark::ClobberMemory();
   }
   account(state, s, 4);
 }
 
 void scale_in_place(benchmark::State& state, Shape s) {
-  std::vector<float> x(static_cast<std::size_t>(2 * s.elements()), 1.0f);
+  Buffer<float> x(static_cast<std::size_t>(2 * s.elements()), 1.0f);
   for (auto _ : state) {
     bench::stream_scale_in_place(x.data(), x.size(), 1.0f);
     benchmark::ClobberMemory();
@@ -122,7 +138,7 @@ void scale_in_place(benchmark::State& state, Shape s) {
 
 void naive_scalar(benchmark::State& state, Shape s) {
   const auto pos = positions(s);
-  std::vector<float> q(static_cast<std::size_t>(s.elements())), k, qo(q.size()), ko(q.size());
+  Buffer<float> q(static_cast<std::size_t>(s.elements())), k, qo(q.size()), ko(q.size());
   std::memcpy(q.data(), random_tensor(s, fast::DType::f32).data(), q.size() * 4);
   k = q;
   for (auto _ : state) {
@@ -141,7 +157,7 @@ void naive_table(benchmark::State& state, Shape s) {
     plan.table_row({&pos[static_cast<std::size_t>(t)], 1}, cos_table.data() + t * s.dim / 2,
                    sin_table.data() + t * s.dim / 2, fast::Isa::scalar);
   }
-  std::vector<float> q(static_cast<std::size_t>(s.elements())), k, qo(q.size()), ko(q.size());
+  Buffer<float> q(static_cast<std::size_t>(s.elements())), k, qo(q.size()), ko(q.size());
   std::memcpy(q.data(), random_tensor(s, fast::DType::f32).data(), q.size() * 4);
   k = q;
   for (auto _ : state) {
@@ -178,14 +194,14 @@ void fast_small(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kSmall.elements());
 }
 
-// Keeps every run's throughput for the ratio table.
+// Keeps each benchmark's median over the repetitions, for the ratio table.
 class Recorder : public benchmark::ConsoleReporter {
  public:
   std::map<std::string, double> items, bytes;
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const auto& r : runs) {
-      std::string name = r.benchmark_name();
-      name = name.substr(0, name.find("/min_time"));
+      if (r.run_type != Run::RT_Aggregate || r.aggregate_name != "median") continue;
+      std::string name = r.run_name.function_name;
       const auto it = r.counters.find("items_per_second");
       const auto bt = r.counters.find("bytes_per_second");
       if (it != r.counters.end()) items[name] = it->second;
@@ -195,11 +211,14 @@ class Recorder : public benchmark::ConsoleReporter {
   }
 };
 
-void ratio(const Recorder& r, const char* what, const std::string& a, const std::string& b, double target,
-           bool by_bytes = false) {
+// a's throughput over the best of the baselines b (bytes/s or elements/s).
+void ratio(const Recorder& r, const char* what, const std::string& a, const std::vector<std::string>& b,
+           double target, bool by_bytes = false) {
   const auto& m = by_bytes ? r.bytes : r.items;
-  if (!m.count(a) || !m.count(b)) return;
-  const double v = m.at(a) / m.at(b);
+  double best = 0;
+  for (const auto& name : b) best = m.count(name) ? std::max(best, m.at(name)) : best;
+  if (!m.count(a) || best == 0) return;
+  const double v = m.at(a) / best;
   std::printf("  %-62s %8.2f   (target %s %.2f)\n", what, v, target > 0 ? ">=" : "", target > 0 ? target : 0.0);
 }
 
@@ -208,14 +227,19 @@ void ratio(const Recorder& r, const char* what, const std::string& a, const std:
 int main(int argc, char** argv) {
   using fast::DType;
   const auto I = RopeLayout::interleaved, H = RopeLayout::half;
-  auto add = [](const std::string& name, auto f) { benchmark::RegisterBenchmark(name.c_str(), f)->UseRealTime()->MinTime(0.3); };
+  auto add = [](const std::string& name, auto f) {
+    benchmark::RegisterBenchmark(name.c_str(), f)->UseRealTime()->MinTime(0.1)->Repetitions(11)->ReportAggregatesOnly();
+  };
   for (Shape s : {kA, kB}) {
     const std::string n = s.name;
-    add("copy/" + n, [s](benchmark::State& st) { copy(st, s); });
+    add("copy/" + n, [s](benchmark::State& st) { copy(st, s, false); });
+    add("copy_nontemporal/" + n, [s](benchmark::State& st) { copy(st, s, true); });
     add("scale_in_place/" + n, [s](benchmark::State& st) { scale_in_place(st, s); });
     add("naive_table/" + n, [s](benchmark::State& st) { naive_table(st, s); });
     add("fused/" + n + "/f32/interleaved/out/1", [s, I](benchmark::State& st) { fast_rope(st, s, DType::f32, I, false, false, 1); });
     add("fused/" + n + "/f32/half/out/1", [s, H](benchmark::State& st) { fast_rope(st, s, DType::f32, H, false, false, 1); });
+    add("fused/" + n + "/f32/half/out-cached/1", [s, H](benchmark::State& st) { fast_rope(st, s, DType::f32, H, false, false, 1, fast::Stores::cached); });
+    add("fused/" + n + "/f32/half/out-streaming/1", [s, H](benchmark::State& st) { fast_rope(st, s, DType::f32, H, false, false, 1, fast::Stores::streaming); });
     add("fused/" + n + "/f32/half/in/1", [s, H](benchmark::State& st) { fast_rope(st, s, DType::f32, H, true, false, 1); });
     add("fused/" + n + "/bf16/half/out/1", [s, H](benchmark::State& st) { fast_rope(st, s, DType::bf16, H, false, false, 1); });
     add("cached/" + n + "/f32/half/out/1", [s, H](benchmark::State& st) { fast_rope(st, s, DType::f32, H, false, true, 1); });
@@ -224,21 +248,30 @@ int main(int argc, char** argv) {
   add("naive_scalar/A", [](benchmark::State& st) { naive_scalar(st, kA); });
   add("reference/small", reference_small);
   add("fast/small", fast_small);
-  benchmark::Initialize(&argc, argv);
+  // The machines are shared: repetitions of all benchmarks interleaved in random order, so that
+  // a slow spell hits every benchmark alike, and ratios of medians.
+  std::vector<char*> args(argv, argv + argc);
+  std::string interleave = "--benchmark_enable_random_interleaving=true";
+  args.insert(args.begin() + 1, interleave.data());
+  int n_args = static_cast<int>(args.size());
+  benchmark::Initialize(&n_args, args.data());
   Recorder r;
   benchmark::RunSpecifiedBenchmarks(&r);
   std::printf("\nposenc fast, ISA path %s, 1 thread unless stated; ratios from this one run\n",
               std::string(fast::to_string(fast::selected_isa())).c_str());
-  ratio(r, "A fused (f32, half) / copy of the same bytes [GB/s]", "fused/A/f32/half/out/1", "copy/A", 0.9, true);
-  ratio(r, "A fused (f32, half) / naive loop over a precomputed table", "fused/A/f32/half/out/1", "naive_table/A", 1.0);
-  ratio(r, "A fused / naive scalar loop", "fused/A/f32/half/out/1", "naive_scalar/A", 0);
-  ratio(r, "B fused out-of-place / copy [GB/s]", "fused/B/f32/half/out/1", "copy/B", 0.9, true);
-  ratio(r, "B fused in-place / in-place scale [GB/s]", "fused/B/f32/half/in/1", "scale_in_place/B", 0.9, true);
-  ratio(r, "B bf16 / f32 [elements/s]", "fused/B/bf16/half/out/1", "fused/B/f32/half/out/1", 1.7);
-  ratio(r, "A 2 threads / 1 thread", "fused/A/f32/half/out/2", "fused/A/f32/half/out/1", 1.7);
-  ratio(r, "A interleaved / half layout", "fused/A/f32/interleaved/out/1", "fused/A/f32/half/out/1", 0.9);
-  ratio(r, "A cached / fused", "cached/A/f32/half/out/1", "fused/A/f32/half/out/1", 0);
-  ratio(r, "small shape: fast / reference [elements/s]", "fast/small", "reference/small", 0);
+  const auto copies = [](const std::string& n) { return std::vector<std::string>{"copy/" + n, "copy_nontemporal/" + n}; };
+  ratio(r, "A fused (f32, half) / best copy of the same bytes [GB/s]", "fused/A/f32/half/out/1", copies("A"), 0.9, true);
+  ratio(r, "A fused (f32, half) / naive loop over a precomputed table", "fused/A/f32/half/out/1", {"naive_table/A"}, 1.0);
+  ratio(r, "A fused / naive scalar loop", "fused/A/f32/half/out/1", {"naive_scalar/A"}, 0);
+  ratio(r, "B fused out-of-place / best copy [GB/s]", "fused/B/f32/half/out/1", copies("B"), 0.9, true);
+  ratio(r, "B fused in-place / in-place scale [GB/s]", "fused/B/f32/half/in/1", {"scale_in_place/B"}, 0.9, true);
+  ratio(r, "B bf16 / f32 [elements/s]", "fused/B/bf16/half/out/1", {"fused/B/f32/half/out/1"}, 1.7);
+  ratio(r, "A 2 threads / 1 thread", "fused/A/f32/half/out/2", {"fused/A/f32/half/out/1"}, 1.7);
+  ratio(r, "A interleaved / half layout", "fused/A/f32/interleaved/out/1", {"fused/A/f32/half/out/1"}, 0.9);
+  ratio(r, "A cached / fused", "cached/A/f32/half/out/1", {"fused/A/f32/half/out/1"}, 0);
+  ratio(r, "A streaming / cached stores (out of place)", "fused/A/f32/half/out-streaming/1", {"fused/A/f32/half/out-cached/1"}, 0);
+  ratio(r, "B streaming / cached stores (out of place)", "fused/B/f32/half/out-streaming/1", {"fused/B/f32/half/out-cached/1"}, 0);
+  ratio(r, "small shape: fast / reference [elements/s]", "fast/small", {"reference/small"}, 0);
   benchmark::Shutdown();
   return 0;
 }
