@@ -3,11 +3,11 @@
 #include <xmmintrin.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "frequencies.hpp"
 #include "kernels.hpp"
@@ -150,6 +150,13 @@ bool streaming(const Options& o, DType d, std::int64_t n_tokens, std::int64_t n_
   const double bytes = static_cast<double>(n_tokens) * static_cast<double>(n_heads) * static_cast<double>(head_dim) *
                        static_cast<double>(size_of(d)) * (k.in ? 2 : 1);
   return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 2;
+}
+
+// What the calls of one rope_apply share.
+Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const RopeTensor& k,
+                  const Options& options) {
+  return {kernels(options.isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, k),
+          prefetch_rows(plan.params(), d)};
 }
 
 // Split [0, n) into `threads` contiguous ranges; every token's result is independent of the split.
@@ -296,8 +303,7 @@ void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
   check_call(plan, d, n_tokens, n_heads, positions, q, k);
   const std::int64_t axes = plan.params().position_axes();
   for (std::int64_t i = 0; i < n_tokens * axes; ++i) check_position(positions[i], "rope.position");  // before any write
-  const Rotation r{kernels(options.isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, k),
-                   prefetch_rows(plan.params(), d)};
+  const Rotation r = rotation(plan, d, n_tokens, n_heads, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
     rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions));
   });
@@ -308,8 +314,7 @@ void rope_apply(const RopeCache& cache, DType d, std::int64_t n_tokens, std::int
   const RopePlan& plan = cache.plan();
   check_call(plan, d, n_tokens, n_heads, positions, q, k);
   for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
-  const Rotation r{kernels(options.isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, k),
-                   prefetch_rows(plan.params(), d)};
+  const Rotation r = rotation(plan, d, n_tokens, n_heads, k, options);
   const std::size_t half = kernel_row_floats(plan) / 2;
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
     rotate_tokens(r, begin, end, q, k, [&](std::int64_t t, std::int64_t) {
