@@ -9,6 +9,7 @@ packages=(
   libmpfr-dev libgmp-dev
   librapidcheck-dev libgtest-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libsleef-dev
+  libsimde-dev        # AVX-512 emulated on AVX2, to test that path on machines without it
   libssl-dev          # SHA-256 of the vector files (vectors/MANIFEST)
   python3-jsonschema  # validates the vector files against vectors/schema in the tests
   python3-numpy       # the seed 003 numpy RoPE example (examples/python) that writes a results file
