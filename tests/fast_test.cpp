@@ -4,6 +4,7 @@
 // the suite's job (conform_fast_paths).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -97,6 +98,61 @@ TEST(Fast, EveryPathThreadCountAndTheCacheGiveTheSameBits) {
           rope_apply(plan, d, b.tokens, b.heads, near.data(), tensor(b, b.q, fused), {}, {isa, 1});
           rope_apply(cache, d, b.tokens, b.heads, near.data(), tensor(b, b.q, cached), {}, {isa, 2});
           EXPECT_EQ(cached, fused) << to_string(isa);
+        }
+      }
+    }
+  }
+}
+
+// Non-finite inputs through every path (SPEC 2.3): a NaN makes both elements of its pair NaN and
+// no other, an infinity gives what IEEE arithmetic gives; the paths agree on every element, NaN
+// payloads aside (not compared). Among the NaNs: every payload extreme of each format, so that a
+// rounding step that carries a NaN's payload into its exponent or sign would show here.
+TEST(Fast, NonFiniteInputsGiveTheSameResultsOnEveryPath) {
+  const std::vector<std::uint32_t> specials32{0x7fc00000, 0xffc00000, 0x7f800001, 0x7fffffff, 0xffffffff, 0x7f800000, 0xff800000};
+  const std::vector<std::uint16_t> specials_bf16{0x7fc0, 0xffc0, 0x7f81, 0x7fff, 0xffff, 0x7f80, 0xff80};
+  const std::vector<std::uint16_t> specials_f16{0x7e00, 0xfe00, 0x7c01, 0x7fff, 0xffff, 0x7c00, 0xfc00};
+  for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
+    for (DType d : {DType::f32, DType::bf16, DType::f16}) {
+      const RopeParams p = params(layout, 64, 64);
+      const RopePlan plan(p);
+      Batch b = random_batch(p, d, 11, 0);
+      const std::size_t n = b.q.size() / size_of(d);
+      std::mt19937 rng(3);
+      for (std::size_t i = 0; i < n; i += 1 + rng() % 40) {  // one element in ~20 non-finite
+        const std::size_t which = rng() % specials32.size();
+        if (d == DType::f32) std::memcpy(b.q.data() + 4 * i, &specials32[which], 4);
+        else std::memcpy(b.q.data() + 2 * i, d == DType::bf16 ? &specials_bf16[which] : &specials_f16[which], 2);
+      }
+      std::vector<std::uint8_t> q0(b.q.size());
+      rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q0), {}, {Isa::scalar, 1});
+      std::size_t nans = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const float x = detail::load(d, b.q.data(), static_cast<std::int64_t>(i));
+        const std::int64_t e = static_cast<std::int64_t>(i % 64), partner = layout == RopeLayout::half ? (e + 32) % 64 : e ^ 1;
+        const float y = detail::load(d, q0.data(), static_cast<std::int64_t>(i)),
+                    x_partner = detail::load(d, b.q.data(), static_cast<std::int64_t>(i) - e + partner);
+        if (std::isnan(x) || std::isnan(x_partner)) {
+          ASSERT_TRUE(std::isnan(y)) << i;
+        }
+        if (std::isfinite(x) && std::isfinite(x_partner)) {
+          ASSERT_TRUE(std::isfinite(y)) << i;
+        }
+        nans += std::isnan(y);
+      }
+      EXPECT_GT(nans, n / 20);
+      for (Isa isa : supported_isas()) {
+        for (Stores stores : {Stores::cached, Stores::streaming}) {
+          std::vector<std::uint8_t> q(b.q.size());
+          rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), {}, {isa, 1, stores});
+          for (std::size_t i = 0; i < n; ++i) {
+            const float y0 = detail::load(d, q0.data(), static_cast<std::int64_t>(i)), y = detail::load(d, q.data(), static_cast<std::int64_t>(i));
+            if (std::isnan(y0)) {
+              ASSERT_TRUE(std::isnan(y)) << to_string(isa) << " " << to_string(d) << " element " << i;
+            } else {
+              ASSERT_EQ(std::bit_cast<std::uint32_t>(y), std::bit_cast<std::uint32_t>(y0)) << to_string(isa) << " " << to_string(d) << " element " << i;
+            }
+          }
         }
       }
     }
