@@ -42,38 +42,49 @@ struct Vec {
     if constexpr (D == DType::f32) {
       store256<Stream>(static_cast<float*>(p) + i, _mm256_castps_si256(v));
     } else if constexpr (D == DType::bf16) {
-      const __m256i top = bf16_words(v);
+      const __m256i low = _mm256_srli_epi32(bf16_rounded(v), 16);
       store128<Stream>(static_cast<std::uint16_t*>(p) + i,
-                       _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(top, top), 0x08)));
+                       _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(low, low), 0x08)));
     } else {
       store128<Stream>(static_cast<std::uint16_t*>(p) + i, _mm256_cvtps_ph(v, kNearest));
     }
   }
 
-  // 16-bit storage: v0 and v1 packed into one 32-byte store.
+  // f16: v0 and v1 packed into one 32-byte store (bf16 pairs of vectors go by store_split).
   template <DType D, bool Stream>
-    requires(D != DType::f32)
+    requires(D == DType::f16)
   static void store2(void* p, std::int64_t i, __m256 v0, __m256 v1) {
-    __m256i both;
-    if constexpr (D == DType::bf16) {
-      both = _mm256_permute4x64_epi64(_mm256_packus_epi32(bf16_words(v0), bf16_words(v1)), 0xD8);
-    } else {
-      both = _mm256_set_m128i(_mm256_cvtps_ph(v1, kNearest), _mm256_cvtps_ph(v0, kNearest));
-    }
-    store256<Stream>(static_cast<std::uint16_t*>(p) + i, both);
+    store256<Stream>(static_cast<std::uint16_t*>(p) + i,
+                     _mm256_set_m128i(_mm256_cvtps_ph(v1, kNearest), _mm256_cvtps_ph(v0, kNearest)));
   }
 
   static constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 
-  // bf16 bits of each lane in its low 16 bits: round to nearest even on the bit pattern; a NaN
-  // keeps its top bits, made quiet.
-  static __m256i bf16_words(__m256 v) {
+  // Each lane rounded to nearest even at bit 16, the bf16 bits in its top half (NaN: see
+  // generic/rotate.hpp).
+  static __m256i bf16_rounded(__m256 v) {
     const __m256i b = _mm256_castps_si256(v);
     const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
-    const __m256i rounded = _mm256_add_epi32(b, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb));
-    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-    const __m256i quiet = _mm256_or_si256(b, _mm256_set1_epi32(0x400000));
-    return _mm256_srli_epi32(_mm256_blendv_epi8(rounded, quiet, nan), 16);
+    return _mm256_add_epi32(b, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb));
+  }
+
+  static void load_split(const void* p, std::int64_t i, __m256& even, __m256& odd) {
+    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(static_cast<const std::uint16_t*>(p) + i));
+    even = _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+    odd = _mm256_castsi256_ps(_mm256_and_si256(w, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
+  }
+
+  template <bool Stream>
+  static void store_split(void* p, std::int64_t i, __m256 even, __m256 odd) {
+    const __m256i w = _mm256_blend_epi16(_mm256_srli_epi32(bf16_rounded(even), 16), bf16_rounded(odd), 0xAA);
+    store256<Stream>(static_cast<std::uint16_t*>(p) + i, w);
+  }
+
+  static void split_floats(const float* p, __m256& even, __m256& odd) {
+    const __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8);
+    // shuffle_ps works per 128-bit lane: (a0 a2 b0 b2 | a4 a6 b4 b6), then the 64-bit quarters in order.
+    even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8));
+    odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xDD)), 0xD8));
   }
 
   // Non-temporal: one 32-byte store where aligned, else two 16-byte ones (rows need 16 only).
@@ -101,6 +112,7 @@ struct Vec {
   }
 
   static __m256 loadf(const float* p) { return _mm256_loadu_ps(p); }
+  static void storef(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
   static __m256 mul(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
   static __m256 fmadd(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
   static __m256 fmsub(__m256 a, __m256 b, __m256 c) { return _mm256_fmsub_ps(a, b, c); }

@@ -52,18 +52,47 @@ struct Vec {
     } else {
       auto* out = reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(p) + i);
       if constexpr (D == DType::bf16) {
-        // Round to nearest even on the bit pattern; NaN keeps its top bits, made quiet.
-        const __m512i b = _mm512_castps_si512(v);
-        const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
-        const __m512i rounded = _mm512_add_epi32(b, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), lsb));
-        const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(b, _mm512_set1_epi32(0x7fffffff)),
-                                                      _mm512_set1_epi32(0x7f800000));
-        const __m512i chosen = _mm512_mask_or_epi32(rounded, nan, b, _mm512_set1_epi32(0x400000));
-        store256<Stream>(out, _mm512_cvtepi32_epi16(_mm512_srli_epi32(chosen, 16)));
+        store256<Stream>(out, _mm512_cvtepi32_epi16(_mm512_srli_epi32(bf16_rounded(v), 16)));
       } else {
         store256<Stream>(out, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
       }
     }
+  }
+
+  // Each lane rounded to nearest even at bit 16, the bf16 bits in its top half (NaN: see
+  // generic/rotate.hpp).
+  static __m512i bf16_rounded(__m512 v) {
+    const __m512i b = _mm512_castps_si512(v);
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
+    return _mm512_add_epi32(b, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), lsb));
+  }
+
+  static void load_split(const void* p, std::int64_t i, __m512& even, __m512& odd) {
+    const __m512i w = _mm512_loadu_si512(static_cast<const std::uint16_t*>(p) + i);
+    even = _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+    odd = _mm512_castsi512_ps(_mm512_and_si512(w, _mm512_set1_epi32(static_cast<int>(0xffff0000u))));
+  }
+
+  template <bool Stream>
+  static void store_split(void* p, std::int64_t i, __m512 even, __m512 odd) {
+    const __m512i w = _mm512_mask_blend_epi16(0xAAAAAAAA, _mm512_srli_epi32(bf16_rounded(even), 16), bf16_rounded(odd));
+    auto* out = static_cast<std::uint16_t*>(p) + i;
+    if constexpr (Stream) {  // 16-byte quarters: rows need 16-byte alignment only
+      auto* q = reinterpret_cast<__m128i*>(out);
+      _mm_stream_si128(q, _mm512_extracti32x4_epi32(w, 0));
+      _mm_stream_si128(q + 1, _mm512_extracti32x4_epi32(w, 1));
+      _mm_stream_si128(q + 2, _mm512_extracti32x4_epi32(w, 2));
+      _mm_stream_si128(q + 3, _mm512_extracti32x4_epi32(w, 3));
+    } else {
+      _mm512_storeu_si512(out, w);
+    }
+  }
+
+  static void split_floats(const float* p, __m512& even, __m512& odd) {
+    const __m512 a = _mm512_loadu_ps(p), b = _mm512_loadu_ps(p + 16);
+    const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    even = _mm512_permutex2var_ps(a, evens, b);
+    odd = _mm512_permutex2var_ps(a, _mm512_add_epi32(evens, _mm512_set1_epi32(1)), b);
   }
 
   template <bool Stream>
@@ -78,6 +107,7 @@ struct Vec {
   }
 
   static __m512 loadf(const float* p) { return _mm512_loadu_ps(p); }
+  static void storef(float* p, __m512 v) { _mm512_storeu_ps(p, v); }
   static __m512 mul(__m512 a, __m512 b) { return _mm512_mul_ps(a, b); }
   static __m512 fmadd(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
   static __m512 fmsub(__m512 a, __m512 b, __m512 c) { return _mm512_fmsub_ps(a, b, c); }

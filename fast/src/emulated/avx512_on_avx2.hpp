@@ -1,7 +1,7 @@
 #pragma once
 // The AVX-512 path's intrinsics onto AVX2, for a test build that runs avx512/kernels.cpp on a
 // machine without AVX-512 (the CPUs this project is developed on lack it). SIMDe (libsimde-dev)
-// emulates most of them; the seven it does not (0.7.4) are written here from Intel's definitions,
+// emulates most of them; the six it does not (0.7.4) are written here from Intel's definitions,
 // on halves with the AVX2/FMA/F16C instruction of the same rounding where one exists. The list is
 // exactly the intrinsics the path uses: one added to the kernels without a line here is a
 // compile error in this build (GCC refuses to inline an AVX-512 intrinsic into AVX2 code).
@@ -45,15 +45,6 @@ inline __m256i cvtepi32_epi16(simde__m512i v) {  // truncation, as vpmovdw
   __m256i r;
   std::memcpy(&r, out, 32);
   return r;
-}
-
-inline simde__mmask16 cmpgt_epu32_mask(simde__m512i a, simde__m512i b) {
-  std::uint32_t x[16], y[16];
-  lanes(a, x);
-  lanes(b, y);
-  simde__mmask16 k = 0;
-  for (int i = 0; i < 16; ++i) k = static_cast<simde__mmask16>(k | (x[i] > y[i] ? 1u << i : 0u));
-  return k;
 }
 
 // Halves of 8 binary32 lanes through the AVX2 form of the same operation.
@@ -111,7 +102,6 @@ inline Sleef_m512d_2 sincosd8_u35(simde__m512d a) {
 #define __m512 simde__m512
 #define __m512i simde__m512i
 #define __m512d simde__m512d
-#define __mmask16 simde__mmask16
 #define Sleef___m512d_2 posenc::emulated::Sleef_m512d_2
 #define Sleef_finz_sincosd8_u35avx512f posenc::emulated::sincosd8_u35
 
@@ -156,15 +146,23 @@ inline Sleef_m512d_2 sincosd8_u35(simde__m512d a) {
 #define _mm512_add_epi32 simde_mm512_add_epi32
 #undef _mm512_set1_epi32
 #define _mm512_set1_epi32 simde_mm512_set1_epi32
-#undef _mm512_mask_or_epi32
-#define _mm512_mask_or_epi32 simde_mm512_mask_or_epi32
+#undef _mm512_loadu_si512
+#define _mm512_loadu_si512 simde_mm512_loadu_si512
+#undef _mm512_storeu_si512
+#define _mm512_storeu_si512 simde_mm512_storeu_si512
+#undef _mm512_mask_blend_epi16
+#define _mm512_mask_blend_epi16 simde_mm512_mask_blend_epi16
+#undef _mm512_permutex2var_ps
+#define _mm512_permutex2var_ps simde_mm512_permutex2var_ps
+#undef _mm512_setr_epi32
+#define _mm512_setr_epi32 simde_mm512_setr_epi32
+#undef _mm512_extracti32x4_epi32
+#define _mm512_extracti32x4_epi32 simde_mm512_extracti32x4_epi32
 // Ours.
 #undef _mm512_cvtepu16_epi32
 #define _mm512_cvtepu16_epi32 posenc::emulated::cvtepu16_epi32
 #undef _mm512_cvtepi32_epi16
 #define _mm512_cvtepi32_epi16 posenc::emulated::cvtepi32_epi16
-#undef _mm512_cmpgt_epu32_mask
-#define _mm512_cmpgt_epu32_mask posenc::emulated::cmpgt_epu32_mask
 #undef _mm512_fmaddsub_ps
 #define _mm512_fmaddsub_ps posenc::emulated::fmaddsub_ps
 #undef _mm512_permute_ps
