@@ -219,7 +219,11 @@ void ratio(const Recorder& r, const char* what, const std::string& a, const std:
   for (const auto& name : b) best = m.count(name) ? std::max(best, m.at(name)) : best;
   if (!m.count(a) || best == 0) return;
   const double v = m.at(a) / best;
-  std::printf("  %-62s %8.2f   (target %s %.2f)\n", what, v, target > 0 ? ">=" : "", target > 0 ? target : 0.0);
+  if (target > 0) {
+    std::printf("  %-62s %8.2f   (target >= %.2f)\n", what, v, target);
+  } else {
+    std::printf("  %-62s %8.2f\n", what, v);
+  }
 }
 
 }  // namespace
