@@ -156,7 +156,8 @@ inline bool can_stream(const TokenRows& r) {
 }
 
 // Every head row of one token; the store mode is a template argument, so that the row loops
-// inline into the loop over heads (a call per row costs ~10% in cache at head_dim 128).
+// inline into the loop over heads (the indirect calls per row took ~11% of the samples in a
+// profile of 1 token x 32 heads x 128, bf16, in cache).
 template <class V, DType D, bool Stream>
 void rotate_heads(const TokenRows& r) {
   if constexpr (D == DType::bf16) {
