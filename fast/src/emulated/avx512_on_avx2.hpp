@@ -47,19 +47,13 @@ inline __m256i cvtepi32_epi16(simde__m512i v) {  // truncation, as vpmovdw
   return r;
 }
 
-// Halves of 8 binary32 lanes through the AVX2 form of the same operation.
-template <class F>
-inline simde__m512 by_halves(simde__m512 a, simde__m512 b, simde__m512 c, F f) {
+inline simde__m512 fmaddsub_ps(simde__m512 a, simde__m512 b, simde__m512 c) {  // on halves, fused
   __m256 x[2], y[2], z[2], r[2];
   std::memcpy(x, &a, 64);
   std::memcpy(y, &b, 64);
   std::memcpy(z, &c, 64);
-  for (int h = 0; h < 2; ++h) r[h] = f(x[h], y[h], z[h]);
+  for (int h = 0; h < 2; ++h) r[h] = _mm256_fmaddsub_ps(x[h], y[h], z[h]);
   return vector<simde__m512>(reinterpret_cast<const float*>(r));
-}
-
-inline simde__m512 fmaddsub_ps(simde__m512 a, simde__m512 b, simde__m512 c) {
-  return by_halves(a, b, c, [](__m256 x, __m256 y, __m256 z) { return _mm256_fmaddsub_ps(x, y, z); });
 }
 
 inline simde__m512 permute_ps(simde__m512 v, int imm) {  // within each 128-bit lane
