@@ -9,7 +9,8 @@
 // rounding to binary32, and twice as fast as the 1-ulp ones), so every cos/sin entry is within
 // about one ulp of binary32 for every |position| <= kMaxPosition. Rotation, storage conversion
 // (round to nearest even) and the order of operations are the same on every path, for any
-// thread count and store mode: outputs are bit-identical across all of them.
+// thread count and store mode: outputs are bit-identical across all of them (a NaN's payload
+// aside: NaN in, NaN out for its pair, as SPEC 2.3 says, payload not compared).
 #include <cstdint>
 #include <span>
 #include <string>
