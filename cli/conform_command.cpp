@@ -8,12 +8,16 @@
 
 #include "commands.hpp"
 #include "numbers.hpp"
+#include "fast_adapter.hpp"
 #include "text_io.hpp"
-#include "posenc/conformance/fast_implementation.hpp"
-#include "posenc/conformance/html_report.hpp"
-#include "posenc/conformance/plugin_implementation.hpp"
-#include "posenc/conformance/results_implementation.hpp"
-#include "posenc/conformance/runner.hpp"
+#include "posenc/adapters/plugin.hpp"
+#include "posenc/adapters/reference.hpp"
+#include "posenc/adapters/results_file.hpp"
+#include "posenc/judge/runner.hpp"
+#include "posenc/reports/html.hpp"
+#include "posenc/reports/json.hpp"
+#include "posenc/reports/junit.hpp"
+#include "posenc/reports/text.hpp"
 
 namespace posenc::cli {
 namespace {

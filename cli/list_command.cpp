@@ -5,8 +5,8 @@
 #include <map>
 
 #include "commands.hpp"
-#include "posenc/conformance/manifest.hpp"
-#include "posenc/conformance/vectors.hpp"
+#include "posenc/vectors/manifest.hpp"
+#include "posenc/vectors/vectors.hpp"
 #include "posenc/params.hpp"
 #include "text_io.hpp"
 

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "posenc/conformance/results_implementation.hpp"
-#include "posenc/conformance/vector_json.hpp"
+#include "posenc/adapters/results_file.hpp"
+#include "posenc/vectors/vector_json.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace posenc::conformance;

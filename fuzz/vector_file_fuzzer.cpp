@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "posenc/conformance/vector_json.hpp"
+#include "posenc/vectors/vector_json.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace posenc::conformance;

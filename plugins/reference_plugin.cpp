@@ -4,7 +4,7 @@
 #include <cstring>
 #include <functional>
 
-#include "abi_params.hpp"
+#include "posenc/abi/convert.hpp"
 #include "posenc/plugin.h"
 #include "posenc/reference/reference.hpp"
 #include "posenc/strided_view.hpp"

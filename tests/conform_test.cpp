@@ -11,10 +11,12 @@
 #include <iostream>
 #include <sstream>
 
-#include "posenc/conformance/evaluate.hpp"
-#include "posenc/conformance/manifest.hpp"
-#include "posenc/conformance/runner.hpp"
-#include "posenc/conformance/vector_json.hpp"
+#include "posenc/vectors/expected.hpp"
+#include "posenc/vectors/manifest.hpp"
+#include "posenc/adapters/reference.hpp"
+#include "posenc/judge/runner.hpp"
+#include "posenc/reports/text.hpp"
+#include "posenc/vectors/vector_json.hpp"
 
 namespace posenc::conformance {
 namespace {

@@ -12,7 +12,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "posenc/conformance/generators.hpp"
+#include "posenc/judge/generators.hpp"
 #include "posenc/reference/reference.hpp"
 
 namespace posenc {

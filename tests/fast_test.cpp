@@ -9,7 +9,7 @@
 #include <cstring>
 #include <random>
 
-#include "../fast/src/elements.hpp"
+#include "elements.hpp"
 #include "posenc/errors.hpp"
 #include "posenc/fast/fast.hpp"
 

@@ -2,10 +2,13 @@
 # Installs posenc into a fresh prefix (cmake --install) and runs the README's three "validate
 # your implementation" routes exactly as written there (the snippets are extracted from
 # README.md): a C plugin, a Python results file, and a C++ consumer of the installed package
-# built with find_package(posenc CONFIG) and with pkg-config.
+# built with find_package(posenc CONFIG) and with pkg-config; then a consumer that only reads
+# vectors (examples/cpp/read_vectors.cpp), linked with the vectors layer alone, whose link line
+# must name neither the judge nor RapidCheck, SLEEF or MPFR.
 # Usage: readme_routes_test.sh BUILD_DIR README.md PYTHON
 set -euo pipefail
 build=$1 readme=$2 python=$3
+source_dir=$(cd "$(dirname "$readme")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export PREFIX=$tmp/prefix
@@ -46,5 +49,31 @@ expect "C plugin route: the same plugin fails strict" 1 "NOT CONFORMANT" \
 expect "Python route: CONFORMANT under standard" 0 "^CONFORMANT" bash -e python-route.sh
 expect "C++ route: find_package and pkg-config builds both CONFORMANT" 0 "^CONFORMANT" bash -e cpp-route.sh
 test "$(grep -c '^CONFORMANT' "$tmp/log")" = 2 || { echo "FAIL C++ route: expected two CONFORMANT runs"; fails=$((fails + 1)); }
+# The vectors layer alone, with CMake and with pkg-config.
+mkdir "$tmp/reader" && cd "$tmp/reader"
+cp "$source_dir/examples/cpp/read_vectors.cpp" .
+ln -s "$PREFIX/share/posenc/vectors" vectors
+cat >CMakeLists.txt <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(reader CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(posenc 0.1 CONFIG REQUIRED)
+add_executable(reader read_vectors.cpp)
+target_link_libraries(reader PRIVATE posenc::vectors)
+CMAKE
+expect "vectors-only consumer builds with posenc::vectors and reads the vectors" 0 "max abs error" \
+  bash -ec 'cmake -S . -B build -DCMAKE_PREFIX_PATH="$PREFIX" && cmake --build build && build/reader'
+link=$(cat build/CMakeFiles/reader.dir/link.txt)
+pc_libs=$(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --libs --static posenc-vectors)
+for line in "CMake: $link" "pkg-config: $pc_libs"; do
+  if grep -qiE 'rapidcheck|sleef|mpfr|posenc_judge|posenc_fast|posenc_reference' <<<"$line"; then
+    echo "FAIL vectors-only link line pulls in more than the vectors layer: $line"; fails=$((fails + 1))
+  else
+    echo "ok   vectors-only link line (${line%%:*}) has no judge, reference, fast, RapidCheck, SLEEF or MPFR"
+  fi
+done
+expect "vectors-only consumer builds with pkg-config posenc-vectors" 0 "max abs error" \
+  bash -ec 'c++ -O1 read_vectors.cpp $(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --cflags --libs posenc-vectors) -o reader_pc && ./reader_pc'
+
 echo "$fails failed"
 test "$fails" = 0

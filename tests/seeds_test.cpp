@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "posenc/reference/reference.hpp"
-#include "seed_examples.hpp"
+#include "posenc/generator/seed_examples.hpp"
 
 namespace posenc {
 namespace {

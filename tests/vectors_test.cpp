@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 
-#include "posenc/conformance/evaluate.hpp"
-#include "posenc/conformance/manifest.hpp"
-#include "posenc/conformance/vector_json.hpp"
+#include "posenc/vectors/expected.hpp"
+#include "posenc/vectors/manifest.hpp"
+#include "posenc/vectors/vector_json.hpp"
 
 namespace posenc::conformance {
 namespace {

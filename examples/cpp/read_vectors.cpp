@@ -2,7 +2,7 @@
 #include <cmath>
 #include <iostream>
 
-#include "posenc/conformance/vector_json.hpp"
+#include "posenc/vectors/vector_json.hpp"
 
 int main() {
   using namespace posenc;

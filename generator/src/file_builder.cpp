@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "posenc/conformance/evaluate.hpp"
-#include "posenc/conformance/vectors.hpp"
+#include "posenc/vectors/expected.hpp"
+#include "posenc/vectors/vectors.hpp"
 
 namespace posenc::generator {
 

@@ -4,7 +4,7 @@
 // error, and a valid one must not raise: a catalogue mistake stops generation.
 #include <string>
 
-#include "posenc/conformance/vectors.hpp"
+#include "posenc/vectors/vectors.hpp"
 #include "random_inputs.hpp"
 
 namespace posenc::generator {

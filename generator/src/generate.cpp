@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "catalog.hpp"
-#include "posenc/conformance/manifest.hpp"
-#include "posenc/conformance/vector_json.hpp"
+#include "posenc/vectors/manifest.hpp"
+#include "posenc/vectors/vector_json.hpp"
 
 namespace posenc::generator {
 namespace {

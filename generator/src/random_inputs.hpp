@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "posenc/reference/formats.hpp"
+#include "posenc/formats.hpp"
 
 namespace posenc::generator {
 

@@ -6,7 +6,7 @@
 #include "catalog.hpp"
 #include "rope_suite.hpp"
 #include "posenc/reference/reference.hpp"
-#include "seed_examples.hpp"
+#include "posenc/generator/seed_examples.hpp"
 
 namespace posenc::generator {
 namespace {

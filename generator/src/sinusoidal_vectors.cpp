@@ -1,7 +1,7 @@
 // Sinusoidal encodings: both layouts, both frequency conventions, the seed 000 examples, the
 // x*sqrt(d)+PE combination, dot products, and invalid parameters.
 #include "catalog.hpp"
-#include "seed_examples.hpp"
+#include "posenc/generator/seed_examples.hpp"
 
 namespace posenc::generator {
 namespace {

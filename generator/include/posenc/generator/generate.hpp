@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "posenc/conformance/vectors.hpp"
+#include "posenc/vectors/vectors.hpp"
 
 namespace posenc::generator {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "posenc/params.hpp"
-#include "posenc/reference/rounded.hpp"
+#include "posenc/rounded.hpp"
 
 namespace posenc::reference {
 

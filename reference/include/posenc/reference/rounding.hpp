@@ -6,7 +6,7 @@
 #include <string>
 
 #include "posenc/reference/approx.hpp"
-#include "posenc/reference/rounded.hpp"
+#include "posenc/rounded.hpp"
 
 namespace posenc::ref {
 

@@ -1,0 +1,40 @@
+#pragma once
+// One interface for every implementation under test: the reference, each fast path, a plugin
+// through the C ABI, or a results file. The suite asks for one vector case in one output format.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "posenc/vectors/vectors.hpp"
+
+namespace posenc::conformance {
+
+enum class Status {
+  ok,           // values holds the outputs
+  invalid,      // the implementation refused the parameters (expected for invalid cases)
+  unsupported,  // the implementation does not offer this case, format or option: not a failure
+  failed,       // it crashed, hung, corrupted memory or answered garbage: message says how
+};
+
+struct Outcome {
+  Status status = Status::unsupported;
+  std::vector<double> values;  // outputs as doubles (exact for every format)
+  std::string message;
+  // The suite formed these values itself from the implementation's outputs (a dot product of
+  // its rotated q and k): they cannot be bit-exact, so `exact` judges them by `strict` bounds.
+  bool derived = false;
+};
+
+class Implementation {
+ public:
+  virtual ~Implementation() = default;
+  virtual std::string name() const = 0;
+  // Called before the cases of each vector file (path below the vectors folder).
+  virtual void begin_file(const std::string& path) { (void)path; }
+  // One outcome per requested output format, in order.
+  virtual std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) = 0;
+  // The output format the property checks ask for (inputs are chosen exact in it).
+  virtual Format property_format() const { return Format::f64; }
+};
+
+}  // namespace posenc::conformance

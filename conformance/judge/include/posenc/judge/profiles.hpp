@@ -1,0 +1,52 @@
+#pragma once
+// Error metrics and tolerance profiles of SPEC.md §5.
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "posenc/vectors/vectors.hpp"
+
+namespace posenc::conformance {
+
+enum class Profile { exact, strict, standard };
+std::string_view to_string(Profile p);
+Profile parse_profile(std::string_view s);
+
+// What the checker knows of one expected element, whatever the output format.
+struct ElementSpec {
+  long double exact;   // the exact value (from the 41-digit decimal)
+  double scale;        // natural scale s (SPEC §5)
+  double angle;        // |t| of the element's rotation, 0 where there is none
+  double log_freq;     // |ln w| of the frequency behind that angle (0 where there is none)
+  bool copied;         // an input copied unchanged: the sign of zero counts
+};
+
+// The elements of a valid case, from the group, the case and (for RoPE's attention factor and
+// frequencies) the vector's own rope_frequencies-style knowledge computed by the reference.
+std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c);
+
+struct ElementError {
+  double scaled = 0;  // |y - y*| / (u s)
+  double ulp = 0;     // |y - y*| / ulp(y*)
+  double bound = 0;   // allowed scaled error (exact: 0, meaning bit-identical)
+  bool pass = true;
+};
+
+// User-given bounds replace the profile's (scaled units) when set.
+struct Tolerance {
+  Profile profile = Profile::strict;
+  std::optional<double> scaled_bound;
+};
+
+// The allowed error in units of u s (0: bit-identical required) and the unit u s itself.
+double scaled_bound(const VectorGroup& g, const ElementSpec& e, const Tolerance& t);
+long double scale_unit(Format f, double scale);
+
+// expected_bits: the element's correct rounding in f (the vector's expected value).
+ElementError check_element(const VectorGroup& g, const ElementSpec& e, std::uint64_t expected_bits, double y, Format f,
+                           const Tolerance& t);
+
+// Spacing of format f at |v| (the smallest subnormal at 0).
+long double ulp_of(Format f, long double v);
+
+}  // namespace posenc::conformance

@@ -1,0 +1,64 @@
+#pragma once
+// Runs an implementation over the golden vectors and judges it by a profile (SPEC.md §5).
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "posenc/judge/implementation.hpp"
+#include "posenc/judge/profiles.hpp"
+#include "posenc/judge/properties.hpp"
+
+namespace posenc::conformance {
+
+struct RunOptions {
+  std::filesystem::path vectors;
+  std::string manifest_sha256;  // when set, vectors/MANIFEST must have this SHA-256 (the shipped set)
+  Tolerance tolerance;
+  std::string filter;  // only files whose path (family/variant.json) contains this text
+  std::vector<Format> formats{kAllFormats[0], kAllFormats[1], kAllFormats[2], kAllFormats[3]};
+};
+
+struct Worst {
+  double value = 0;
+  std::int64_t tc_id = 0;
+  std::string where;  // format, element and inputs of the worst case
+};
+
+// The worst scaled error of the valid cases at one |position| in one format: what the HTML
+// report plots against position. bound is the tightest positive bound of the elements there
+// (0: none, e.g. under `exact`, which asks for the very bits).
+struct PositionError {
+  double position = 0;  // max |p| over the case's positions (every axis, both sides of a dot)
+  Format format = Format::f64;
+  double worst_scaled = 0;
+  double bound = 0;
+};
+
+// Counts are of checks: one vector case in one output format.
+struct FileResult {
+  std::string path;
+  std::int64_t passed = 0, failed = 0, unsupported = 0;
+  Worst worst_scaled, worst_ulp;
+  std::vector<std::string> failures;  // the first few, each naming tcId and format
+  std::vector<PositionError> by_position;  // sorted by position, then format
+};
+
+struct RunReport {
+  std::string implementation;
+  Tolerance tolerance;
+  std::string replay;  // the command that reruns this check (with the properties' seed)
+  std::vector<FileResult> files;
+  std::vector<PropertyResult> properties;
+  std::int64_t passed() const;
+  std::int64_t failed() const;
+  std::int64_t unsupported() const;
+  bool conformant() const;
+};
+
+// Checks MANIFEST first: a file missing from it, or whose hash differs, is refused
+// (VectorFileError) before anything runs. progress(done, total) is called after each file.
+RunReport run_vectors(Implementation& impl, const RunOptions& options,
+                      const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+}  // namespace posenc::conformance

@@ -1,0 +1,66 @@
+#pragma once
+// What every property check shares: calls into the implementation under test (one case, binary64
+// output), random inputs, and the allowed error of each output element taken from the same
+// profile bounds the golden-vector checks use (SPEC.md §5).
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "posenc/judge/implementation.hpp"
+#include "posenc/judge/profiles.hpp"
+
+namespace posenc::conformance::properties {
+
+// The output format the properties ask the implementation for (its property_format()), and its
+// unit roundoff u.
+Format format();
+void set_format(Format f);
+double unit();
+
+using Property = std::function<void(Implementation&, const Tolerance&)>;
+
+struct Named {
+  const char* name;
+  Property property;
+};
+
+std::vector<Named> rope_properties();
+std::vector<Named> absolute_properties();   // sinusoidal, ALiBi, learned
+std::vector<Named> model_properties();      // a tiny attention; differential against the reference
+
+// One case through the implementation, in format(): an unsupported case is discarded, any other failure
+// fails the property.
+std::vector<double> call(Implementation& impl, const VectorGroup& g, const VectorCase& c);
+// Per output element of `y` (the implementation's answer to g, c), the largest error the
+// profile allows. Identities compare computed values with each other, so the exact profile
+// uses the strict bounds here.
+std::vector<double> allowed(const VectorGroup& g, const VectorCase& c, const std::vector<double>& y,
+                            const Tolerance& t);
+
+VectorGroup group_of(CaseType type, const Params& params);
+VectorCase rope_case(const RopeParams& p, std::int64_t position, const std::vector<double>& x);
+VectorCase position_case(std::int64_t position);
+VectorCase bias_case(std::int64_t head, std::int64_t query, std::int64_t key);
+
+// The rotation of x at `position` (every axis) and the allowed error of each element.
+struct Rotated {
+  std::vector<double> y, allowed;
+};
+Rotated rotate(Implementation& impl, const RopeParams& p, std::int64_t position, const std::vector<double>& x,
+               const Tolerance& t);
+
+// RoPE without scaling or with linear scaling by 1..8, no M-RoPE: the configurations for which
+// rotations compose as plain rotations.
+RopeParams plain_rope();
+// Multiples of 2^-19 in (-2, 2): sums and doublings of them are exact in binary64.
+std::vector<double> any_vector(std::int64_t n);
+std::int64_t any_position(std::int64_t limit = std::int64_t{1} << 31);
+
+std::string show(const std::vector<double>& v);
+std::string show(double v);
+std::string at(const char* what, std::int64_t value);
+
+}  // namespace posenc::conformance::properties

@@ -1,0 +1,193 @@
+#include "posenc/judge/runner.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "posenc/vectors/manifest.hpp"
+#include "posenc/vectors/vector_json.hpp"
+
+
+namespace posenc::conformance {
+namespace {
+
+constexpr std::size_t kFailuresKept = 5;
+
+std::string describe_inputs(const VectorCase& c) {
+  std::ostringstream s;
+  auto list = [&](const char* name, const std::vector<std::int64_t>& v) {
+    if (v.empty()) return;
+    s << " " << name << "=";
+    for (std::size_t i = 0; i < v.size(); ++i) s << (i ? "," : "") << v[i];
+  };
+  list("position", c.position);
+  list("position_b", c.position_b);
+  if (!c.x.empty()) s << " x[" << c.x.size() << "]";
+  s << " (" << c.comment << ")";
+  return s.str();
+}
+
+void record_worst(Worst& w, double value, const VectorCase& c, Format f, std::size_t element) {
+  if (value > w.value || (w.tc_id == 0 && value >= w.value)) {
+    w.value = value;
+    w.tc_id = c.tc_id;
+    w.where = std::string(to_string(f)) + " element " + std::to_string(element) + describe_inputs(c);
+  }
+}
+
+// The case's distance from position 0, or nothing for cases without a position.
+std::optional<double> case_position(const VectorCase& c) {
+  if (c.position.empty()) return std::nullopt;
+  double p = 0;
+  for (auto v : c.position) p = std::max(p, std::fabs(static_cast<double>(v)));
+  for (auto v : c.position_b) p = std::max(p, std::fabs(static_cast<double>(v)));
+  return p;
+}
+
+using PositionErrors = std::map<std::pair<double, Format>, PositionError>;
+
+void record_position(PositionErrors& by_position, double position, Format f, double scaled, double bound) {
+  auto [it, added] = by_position.try_emplace({position, f}, PositionError{position, f, scaled, bound});
+  if (added) return;
+  PositionError& e = it->second;
+  e.worst_scaled = std::max(e.worst_scaled, scaled);
+  if (bound > 0 && (e.bound == 0 || bound < e.bound)) e.bound = bound;
+}
+
+// specs: element_specs(g, c) for a valid case, computed once for all formats.
+void check_outcome(const Outcome& o, const VectorGroup& g, const VectorCase& c, const std::vector<ElementSpec>& specs,
+                   Format f, const Tolerance& t, FileResult& r, PositionErrors& by_position) {
+  auto fail = [&](const std::string& why) {
+    ++r.failed;
+    if (r.failures.size() < kFailuresKept) {
+      r.failures.push_back("tcId " + std::to_string(c.tc_id) + " " + std::string(to_string(f)) + ": " + why);
+    }
+  };
+  if (o.status == Status::unsupported) {
+    ++r.unsupported;
+    return;
+  }
+  if (o.status == Status::failed) return fail(o.message);
+  if (!c.valid) {
+    if (o.status == Status::invalid) {
+      ++r.passed;
+    } else {
+      fail("accepted invalid parameters (expected an error on " + c.error + ")");
+    }
+    return;
+  }
+  if (o.status == Status::invalid) return fail("refused valid parameters: " + o.message);
+  if (o.values.size() != c.expected.size()) {
+    return fail("returned " + std::to_string(o.values.size()) + " values, expected " +
+                std::to_string(c.expected.size()));
+  }
+  Tolerance tolerance = t;
+  if (o.derived && tolerance.profile == Profile::exact) tolerance.profile = Profile::strict;
+  bool ok = true;
+  std::string first_bad;
+  const auto position = case_position(c);
+  for (std::size_t j = 0; j < specs.size(); ++j) {
+    const std::uint64_t expected = c.expected.of(f)[j];
+    const ElementError e = check_element(g, specs[j], expected, o.values[j], f, tolerance);
+    record_worst(r.worst_scaled, e.scaled, c, f, j);
+    record_worst(r.worst_ulp, e.ulp, c, f, j);
+    if (position) record_position(by_position, *position, f, e.scaled, e.bound);
+    if (!e.pass && ok) {
+      ok = false;
+      std::ostringstream s;
+      s << "element " << j << " = " << std::hexfloat << o.values[j] << ", expected " << to_double(f, expected)
+        << std::defaultfloat << " (scaled error " << e.scaled << ", bound " << e.bound << ", " << e.ulp << " ulp)"
+        << describe_inputs(c);
+      first_bad = s.str();
+    }
+  }
+  if (ok) {
+    ++r.passed;
+  } else {
+    fail(first_bad);
+  }
+}
+
+bool inputs_exact_in(const VectorGroup& g, const VectorCase& c, Format f) {
+  auto exact = [f](const std::vector<double>& values) {
+    for (double v : values) {
+      if (!exact_bits(f, v)) return false;
+    }
+    return true;
+  };
+  return exact(c.x) && exact(c.y) && exact(g.table);
+}
+
+}  // namespace
+
+std::int64_t RunReport::passed() const {
+  std::int64_t n = 0;
+  for (const auto& f : files) n += f.passed;
+  return n;
+}
+std::int64_t RunReport::failed() const {
+  std::int64_t n = 0;
+  for (const auto& f : files) n += f.failed;
+  return n;
+}
+std::int64_t RunReport::unsupported() const {
+  std::int64_t n = 0;
+  for (const auto& f : files) n += f.unsupported;
+  return n;
+}
+
+bool RunReport::conformant() const {
+  for (const auto& p : properties) {
+    if (p.status == "failed") return false;
+  }
+  return failed() == 0 && passed() > 0;
+}
+
+RunReport run_vectors(Implementation& impl, const RunOptions& options,
+                      const std::function<void(std::size_t, std::size_t)>& progress) {
+  RunReport report;
+  report.implementation = impl.name();
+  report.tolerance = options.tolerance;
+  const auto manifest = read_checked_manifest(options.vectors, options.manifest_sha256);
+  std::vector<ManifestEntry> selected;
+  for (const auto& m : manifest) {
+    if (m.path.find(options.filter) != std::string::npos) selected.push_back(m);
+  }
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const auto& m = selected[i];
+    const VectorFile file = load_listed_file(options.vectors, m);
+    FileResult r;
+    PositionErrors by_position;
+    r.path = m.path;
+    impl.begin_file(m.path);
+    for (const auto& g : file.groups) {
+      for (const auto& c : g.tests) {
+        // A case is put in format F only when its inputs are F values: an implementation that
+        // stores F could not even receive the others. Every adapter sees the same checks.
+        std::vector<Format> formats;
+        for (Format f : options.formats) {
+          if (inputs_exact_in(g, c, f)) {
+            formats.push_back(f);
+          } else {
+            ++r.unsupported;
+          }
+        }
+        if (formats.empty()) continue;
+        const auto outcomes = impl.run(g, c, formats);
+        const auto specs = c.valid ? element_specs(g, c) : std::vector<ElementSpec>{};
+        for (std::size_t k = 0; k < formats.size(); ++k) {
+          check_outcome(outcomes.at(k), g, c, specs, formats[k], options.tolerance, r, by_position);
+        }
+      }
+    }
+    for (const auto& [key, e] : by_position) r.by_position.push_back(e);
+    report.files.push_back(std::move(r));
+    if (progress) progress(i + 1, selected.size());
+  }
+  return report;
+}
+
+}  // namespace posenc::conformance

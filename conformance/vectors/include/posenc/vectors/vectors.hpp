@@ -1,0 +1,93 @@
+#pragma once
+// The golden-vector data model: what a file of vectors/ holds, typed. One writer and one loader
+// (vector_json.hpp) translate it to and from JSON, so the generator and every consumer agree.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "posenc/params.hpp"
+#include "posenc/formats.hpp"
+#include "posenc/rounded.hpp"
+
+namespace posenc::conformance {
+
+inline constexpr int kVectorFormatVersion = 1;
+
+// What a test group's cases compute. The name is the group's "type" in JSON.
+enum class CaseType {
+  sinusoidal_row,    // PE(position): d_model values
+  sinusoidal_embed,  // x * sqrt(d_model) + PE(position): d_model values
+  sinusoidal_dot,    // PE(a) . PE(b): 1 value
+  rope_frequencies,  // inv_freq per pair, then the attention factor: pair_count() + 1 values
+  rope_table,        // [m cos t_i ..., m sin t_i ...] at position: 2 pair_count() values
+  rope_rotate,       // x rotated at position: head_dim values
+  rope_dot,          // (R(m) q) . (R(n) k): 1 value
+  alibi_slopes,      // n_heads values
+  alibi_bias,        // bias(head, query, key): 1 value
+  learned_lookup,    // row `position` of the group's table: dim values
+};
+
+std::string_view to_string(CaseType t);
+CaseType parse_case_type(std::string_view s);
+std::string_view family_of(CaseType t);
+
+using Params = std::variant<SinusoidalParams, RopeParams, AlibiParams, LearnedParams>;
+
+// Expected outputs: the exact decimal and the correctly rounded bits per format, per element.
+struct Expected {
+  std::vector<std::string> exact;
+  std::array<std::vector<std::uint64_t>, 4> bits;  // indexed like kAllFormats
+
+  std::size_t size() const { return exact.size(); }
+  const std::vector<std::uint64_t>& of(Format f) const { return bits[static_cast<std::size_t>(f)]; }
+  static Expected from(const std::vector<Rounded>& values);
+  friend bool operator==(const Expected&, const Expected&) = default;
+};
+
+// One test case. Which inputs are present depends on the group's CaseType.
+struct VectorCase {
+  std::int64_t tc_id = 0;
+  std::string comment;
+  std::vector<std::string> flags;
+  bool valid = true;
+  std::string error;  // invalid cases: InvalidParameter::parameter() the implementation must report
+
+  std::vector<std::int64_t> position;    // sinusoidal row/embed, learned: 1; rope: one per axis (q's for dot)
+  std::vector<std::int64_t> position_b;  // sinusoidal dot: b; rope dot: k's position
+  std::int64_t head = 0, query = 0, key = 0;  // alibi bias
+  std::vector<double> x;  // rotate/embed input, or q for rope dot
+  std::vector<double> y;  // k for rope dot
+  Expected expected;      // valid cases only
+
+  friend bool operator==(const VectorCase&, const VectorCase&) = default;
+};
+
+struct VectorGroup {
+  CaseType type = CaseType::rope_rotate;
+  Params params;
+  std::string comment;
+  Format input_format = Format::f64;  // every input value is exactly representable in this format
+  std::vector<double> table;          // learned_lookup: the [max_positions][dim] table, row-major
+  std::vector<VectorCase> tests;
+};
+
+struct VectorFile {
+  std::string family;
+  std::string variant;
+  int version = kVectorFormatVersion;
+  std::string generator;
+  std::uint64_t seed = 0;  // SplitMix64 seed of the random inputs (see SPEC.md)
+  std::map<std::string, std::string> notes;  // flag -> meaning
+  std::vector<VectorGroup> groups;
+
+  std::int64_t number_of_tests() const;
+  std::string schema() const { return "schema/" + family + ".schema.json"; }
+  // Path of the file below vectors/: family/variant.json
+  std::string relative_path() const { return family + "/" + variant + ".json"; }
+};
+
+}  // namespace posenc::conformance

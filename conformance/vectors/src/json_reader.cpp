@@ -1,0 +1,171 @@
+#include "posenc/vectors/json_reader.hpp"
+
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace posenc::conformance::json_io {
+namespace {
+
+// C99 hex float as posenc writes it: -?0x[01](.hex+)?p[+-]digits, or inf/-inf, or nan.
+bool is_hex_float(const std::string& s, bool allow_inf, bool allow_nan = false) {
+  if (allow_inf && (s == "inf" || s == "-inf")) return true;
+  if (allow_nan && s == "nan") return true;
+  std::size_t i = s.size() > 0 && s[0] == '-' ? 1 : 0;
+  if (s.compare(i, 2, "0x") != 0) return false;
+  i += 2;
+  auto hex = [&](std::size_t k) { return k < s.size() && std::isxdigit(static_cast<unsigned char>(s[k])); };
+  if (!hex(i)) return false;
+  ++i;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!hex(i)) return false;
+    while (hex(i)) ++i;
+  }
+  if (i >= s.size() || s[i] != 'p') return false;
+  ++i;
+  if (i >= s.size() || (s[i] != '+' && s[i] != '-')) return false;
+  ++i;
+  if (i >= s.size()) return false;
+  for (; i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  return true;
+}
+
+// The double a hex-float text denotes. A nonzero mantissa that underflows binary64 to zero is an
+// error, not the zero it would silently become.
+double hex_to_double(const std::string& s, const Location& at) {
+  double v = std::strtod(s.c_str(), nullptr);
+  const bool nonzero_digits = s.find_first_of("123456789abcdef", s.find('x') + 1) < s.find('p');
+  if (v == 0 && nonzero_digits) at.fail("hex float '" + s + "' underflows binary64");
+  return v;
+}
+
+}  // namespace
+
+Location Location::field(const std::string& key) const {
+  return {file, tc_id, path.empty() ? key : path + "." + key};
+}
+
+Location Location::index(std::size_t i) const { return {file, tc_id, path + "[" + std::to_string(i) + "]"}; }
+
+void Location::fail(const std::string& what) const {
+  std::string where = *file;
+  if (tc_id) where += ": tcId " + std::to_string(*tc_id);
+  throw VectorFileError(where + ": field '" + path + "': " + what);
+}
+
+const Json& member(const Json& object, const std::string& key, const Location& at) {
+  require_object(object, at);
+  auto it = object.find(key);
+  if (it == object.end()) at.field(key).fail("missing");
+  return *it;
+}
+
+const Json* optional_member(const Json& object, const std::string& key) {
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+void require_object(const Json& j, const Location& at) {
+  if (!j.is_object()) at.fail("expected an object");
+}
+
+void require_only(const Json& object, std::initializer_list<const char*> allowed, const Location& at) {
+  require_object(object, at);
+  for (const auto& [key, value] : object.items()) {
+    bool known = false;
+    for (const char* a : allowed) known = known || key == a;
+    if (!known) at.field(key).fail("unknown field");
+  }
+}
+
+std::string read_string(const Json& j, const Location& at) {
+  if (!j.is_string()) at.fail("expected a string");
+  return j.get<std::string>();
+}
+
+bool read_bool(const Json& j, const Location& at) {
+  if (!j.is_boolean()) at.fail("expected true or false");
+  return j.get<bool>();
+}
+
+std::int64_t read_small_int(const Json& j, const Location& at) {
+  if (!j.is_number_integer()) at.fail("expected an integer");
+  return j.get<std::int64_t>();
+}
+
+std::int64_t read_decimal_int(const Json& j, const Location& at) {
+  const std::string s = read_string(j, at);
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  bool digits = !s.empty() && s.find_first_not_of("-0123456789") == std::string::npos;
+  if (!digits || end != s.c_str() + s.size() || errno == ERANGE) {
+    at.fail("expected a decimal integer string in [-2^63, 2^63-1], got '" + s + "'");
+  }
+  return v;
+}
+
+double read_hex_double(const Json& j, const Location& at, bool allow_nan) {
+  const std::string s = read_string(j, at);
+  if (allow_nan && s == "nan") return NAN;
+  if (!is_hex_float(s, false)) {
+    at.fail("expected a finite C99 hex float string" + std::string(allow_nan ? " or nan" : "") + ", got '" + s + "'");
+  }
+  double v = hex_to_double(s, at);
+  if (std::isinf(v)) at.fail("hex float '" + s + "' overflows binary64");
+  return v;
+}
+
+std::uint64_t read_format_bits(const Json& j, Format f, const Location& at) {
+  const std::string s = read_string(j, at);
+  if (!is_hex_float(s, true, true)) at.fail("expected a C99 hex float string, inf or nan, got '" + s + "'");
+  const double v = s == "inf" ? INFINITY : s == "-inf" ? -INFINITY : s == "nan" ? NAN : hex_to_double(s, at);
+  auto bits = exact_bits(f, v);
+  if (!bits) {
+    at.fail("'" + s + "' is not exactly representable in " + std::string(to_string(f)));
+  }
+  return *bits;
+}
+
+template <class T, class Read>
+std::vector<T> read_array(const Json& j, const Location& at, Read read) {
+  if (!j.is_array()) at.fail("expected an array");
+  std::vector<T> out;
+  out.reserve(j.size());
+  for (std::size_t i = 0; i < j.size(); ++i) out.push_back(read(j[i], at.index(i)));
+  return out;
+}
+
+std::vector<std::int64_t> read_decimal_int_array(const Json& j, const Location& at) {
+  return read_array<std::int64_t>(j, at, read_decimal_int);
+}
+
+std::vector<double> read_hex_double_array(const Json& j, const Location& at, bool allow_nan) {
+  return read_array<double>(j, at, [allow_nan](const Json& v, const Location& a) { return read_hex_double(v, a, allow_nan); });
+}
+
+std::vector<std::string> read_string_array(const Json& j, const Location& at) {
+  return read_array<std::string>(j, at, read_string);
+}
+
+std::string decimal_int(std::int64_t v) { return std::to_string(v); }
+
+std::string hex_double(double v) { return hex_float(Format::f64, std::bit_cast<std::uint64_t>(v)); }
+
+Json hex_double_array(const std::vector<double>& v) {
+  Json a = Json::array();
+  for (double x : v) a.push_back(hex_double(x));
+  return a;
+}
+
+Json decimal_int_array(const std::vector<std::int64_t>& v) {
+  Json a = Json::array();
+  for (auto x : v) a.push_back(decimal_int(x));
+  return a;
+}
+
+}  // namespace posenc::conformance::json_io
