@@ -156,7 +156,7 @@ void differential(Implementation& impl, const Tolerance& t) {
   r.c.expected = Expected::from(evaluate_reference(r.group, r.c));
   const auto specs = element_specs(r.group, r.c);
   for (std::size_t j = 0; j < y.size(); ++j) {
-    const auto e = check_element(r.group, specs[j], r.c.expected.of(format())[j], y[j], format(), t);
+    const auto e = check_element(specs[j], r.c.expected.of(format())[j], y[j], format(), t);
     if (!e.pass) {
       RC_FAIL(std::string(to_string(r.group.type)) + ", " + r.description + ", position " +
               (r.c.position.empty() ? std::string("-") : std::to_string(r.c.position[0])) + ", x = " + show(r.c.x) +

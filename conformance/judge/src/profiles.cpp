@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "posenc/reference/reference.hpp"
+#include "posenc/vectors/case_types.hpp"
 
 namespace posenc::conformance {
 namespace {
@@ -34,7 +35,7 @@ RopeKnowledge rope_knowledge(const RopeParams& p) {
   return k;
 }
 
-double max_angle(const RopeParams& p, const RopeKnowledge& k, const std::vector<std::int64_t>& pos) {
+double max_angle(const RopeParams& p, const RopeKnowledge& k, std::span<const std::int64_t> pos) {
   double worst = 0;
   for (std::size_t i = 0; i < k.inv_freq.size(); ++i) {
     const auto axis = static_cast<std::size_t>(p.pair_axis(static_cast<std::int64_t>(i)));
@@ -43,35 +44,37 @@ double max_angle(const RopeParams& p, const RopeKnowledge& k, const std::vector<
   return worst;
 }
 
-double norm(const std::vector<double>& v) {
+double norm(std::span<const double> v) {
   long double s = 0;
   for (double x : v) s += static_cast<long double>(x) * x;
   return static_cast<double>(std::sqrt(s));
 }
 
-// Strict bound per group type (SPEC §5); copied elements are handled separately.
-double strict_bound(const VectorGroup& g) {
-  switch (g.type) {
-    case CaseType::rope_table:
-    case CaseType::rope_frequencies:
-    case CaseType::sinusoidal_row:
-    case CaseType::sinusoidal_embed:
-      return 4;
-    case CaseType::rope_rotate:
-      return 6;
-    case CaseType::rope_dot:
-      return static_cast<double>(std::get<RopeParams>(g.params).head_dim) + 18;
-    case CaseType::sinusoidal_dot:
-      return static_cast<double>(std::get<SinusoidalParams>(g.params).d_model) + 12;
-    case CaseType::alibi_slopes:
-      return 2;
-    case CaseType::alibi_bias:
-      return 3;
-    case CaseType::learned_lookup:
-      return 0;
+// The strict bounds (SPEC.md section 5), in units of u s, per case type, and each element's scale,
+// angle and frequency, which `standard` and the metrics read.
+void sinusoidal_elements(std::vector<ElementSpec>& out, const SinusoidalParams& p, std::int64_t position,
+                         std::span<const double> x) {
+  const auto half = static_cast<std::size_t>(p.d_model / 2);
+  for (std::size_t j = 0; j < out.size(); ++j) {
+    const std::size_t pair = p.layout == SinusoidalLayout::interleaved ? j / 2 : j % half;
+    const double w = sinusoidal_frequency(p, static_cast<std::int64_t>(pair));
+    out[j].strict = 4;
+    out[j].angle = std::fabs(static_cast<double>(position) * w);
+    out[j].log_freq = std::fabs(std::log(w));
+    if (!x.empty()) out[j].scale = std::fabs(x[j]) * std::sqrt(static_cast<double>(p.d_model)) + 1;
   }
-  return 0;
 }
+
+struct RopeElements {
+  const RopeParams& p;
+  RopeKnowledge k;
+  explicit RopeElements(const RopeParams& params) : p(params), k(rope_knowledge(params)) {}
+  double angle(std::span<const std::int64_t> position, std::size_t i) const {
+    const auto axis = static_cast<std::size_t>(p.pair_axis(static_cast<std::int64_t>(i)));
+    return std::fabs(static_cast<double>(position[axis]) * k.inv_freq[i]);
+  }
+  double log_freq(std::size_t i) const { return k.inv_freq[i] > 0 ? std::fabs(std::log(k.inv_freq[i])) : 0.0; }
+};
 
 }  // namespace
 
@@ -95,104 +98,87 @@ long double ulp_of(Format f, long double v) {
 
 std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c) {
   std::vector<ElementSpec> out(c.expected.size());
-  for (std::size_t j = 0; j < out.size(); ++j) {
-    out[j].exact = exact_value(c.expected.exact[j]);
-    out[j].scale = 1;
-    out[j].angle = out[j].log_freq = 0;
-    out[j].copied = false;
-  }
-  switch (g.type) {
-    case CaseType::sinusoidal_row:
-    case CaseType::sinusoidal_embed: {
-      const auto& p = std::get<SinusoidalParams>(g.params);
-      const auto half = static_cast<std::size_t>(p.d_model / 2);
-      for (std::size_t j = 0; j < out.size(); ++j) {
-        const std::size_t pair = p.layout == SinusoidalLayout::interleaved ? j / 2 : j % half;
-        const double w = sinusoidal_frequency(p, static_cast<std::int64_t>(pair));
-        out[j].angle = std::fabs(static_cast<double>(c.position[0]) * w);
-        out[j].log_freq = std::fabs(std::log(w));
-        if (g.type == CaseType::sinusoidal_embed) {
-          out[j].scale = std::fabs(c.x[j]) * std::sqrt(static_cast<double>(p.d_model)) + 1;
-        }
-      }
-      break;
-    }
-    case CaseType::sinusoidal_dot: {
-      const auto& p = std::get<SinusoidalParams>(g.params);
-      out[0].scale = static_cast<double>(p.d_model) / 2;
-      out[0].angle = std::fabs(static_cast<double>(c.position[0])) + std::fabs(static_cast<double>(c.position_b[0]));
-      out[0].log_freq = std::fabs(std::log(sinusoidal_frequency(p, p.d_model / 2 - 1)));
-      break;
-    }
-    case CaseType::rope_frequencies:
-      for (auto& e : out) {
-        e.scale = std::fabs(static_cast<double>(e.exact));
-        // standard adds 2 |ln theta| (SPEC §5), expressed through angle (standard adds 6 angle).
-        e.angle = e.exact > 0 ? std::fabs(std::log(static_cast<double>(e.exact))) / 3 : 0;
-      }
-      break;
-    case CaseType::rope_table:
-    case CaseType::rope_rotate:
-    case CaseType::rope_dot: {
-      const auto& p = std::get<RopeParams>(g.params);
-      const RopeKnowledge k = rope_knowledge(p);
-      const std::size_t pairs = k.inv_freq.size();
-      auto angle = [&](std::size_t i) {
-        const auto axis = static_cast<std::size_t>(p.pair_axis(static_cast<std::int64_t>(i)));
-        return std::fabs(static_cast<double>(c.position[axis]) * k.inv_freq[i]);
-      };
-      auto log_freq = [&](std::size_t i) { return k.inv_freq[i] > 0 ? std::fabs(std::log(k.inv_freq[i])) : 0.0; };
-      double max_log_freq = 0;
-      for (std::size_t i = 0; i < pairs; ++i) max_log_freq = std::max(max_log_freq, log_freq(i));
-      if (g.type == CaseType::rope_table) {
-        for (std::size_t j = 0; j < out.size(); ++j) {
-          out[j].scale = std::fabs(k.attention);
-          out[j].angle = angle(j % pairs);
-          out[j].log_freq = log_freq(j % pairs);
-        }
-      } else if (g.type == CaseType::rope_rotate) {
-        for (std::size_t j = 0; j < out.size(); ++j) {
-          out[j].copied = true;
-          out[j].scale = std::fabs(c.x[j]);
-        }
-        for (std::size_t i = 0; i < pairs; ++i) {
-          const auto a = static_cast<std::size_t>(p.pair_first(static_cast<std::int64_t>(i)));
-          const auto b = static_cast<std::size_t>(p.pair_second(static_cast<std::int64_t>(i)));
-          // (A pair with a NaN expects NaN, judged without a scale.)
-          const double pair_norm = std::isnan(c.x[a]) || std::isnan(c.x[b]) ? 1.0
-                                                                            : std::hypot(c.x[a], c.x[b]) * std::fabs(k.attention);
-          for (auto e : {a, b}) {
-            out[e].copied = false;
-            out[e].scale = pair_norm;
-            out[e].angle = angle(i);
-            out[e].log_freq = log_freq(i);
-          }
-        }
-      } else {
-        out[0].scale = k.attention * k.attention * norm(c.x) * norm(c.y);
-        out[0].angle = (max_angle(p, k, c.position) + max_angle(p, k, c.position_b)) *
-                       std::sqrt(static_cast<double>(p.head_dim));
-        out[0].log_freq = max_log_freq;
-      }
-      break;
-    }
-    case CaseType::alibi_slopes:
-      for (auto& e : out) e.scale = std::fabs(static_cast<double>(e.exact));
-      break;
-    case CaseType::alibi_bias: {
-      const auto& p = std::get<AlibiParams>(g.params);
-      const double slope = reference::alibi_slopes(p)[static_cast<std::size_t>(c.head)].f64();
-      const double distance = std::fabs(static_cast<double>(c.query) - static_cast<double>(c.key));
-      out[0].scale = slope * std::max(distance, 1.0);
-      break;
-    }
-    case CaseType::learned_lookup:
-      for (auto& e : out) {
-        e.copied = true;
-        e.scale = std::fabs(static_cast<double>(e.exact));
-      }
-      break;
-  }
+  for (std::size_t j = 0; j < out.size(); ++j) out[j].exact = exact_value(c.expected.exact[j]);
+  std::visit(
+      overloaded{
+          [&](const cases::SinusoidalRow& r) { sinusoidal_elements(out, r.p, r.position, {}); },
+          [&](const cases::SinusoidalEmbed& r) { sinusoidal_elements(out, r.p, r.position, r.x); },
+          [&](const cases::SinusoidalDot& r) {
+            out[0].strict = static_cast<double>(r.p.d_model) + 12;
+            out[0].scale = static_cast<double>(r.p.d_model) / 2;
+            out[0].angle = std::fabs(static_cast<double>(r.a)) + std::fabs(static_cast<double>(r.b));
+            out[0].log_freq = std::fabs(std::log(sinusoidal_frequency(r.p, r.p.d_model / 2 - 1)));
+          },
+          [&](const cases::RopeFrequencies&) {
+            for (auto& e : out) {
+              e.strict = 4;
+              e.scale = std::fabs(static_cast<double>(e.exact));
+              // standard adds 2 |ln theta| (SPEC §5), expressed through angle (standard adds 6 angle).
+              e.angle = e.exact > 0 ? std::fabs(std::log(static_cast<double>(e.exact))) / 3 : 0;
+            }
+          },
+          [&](const cases::RopeTable& r) {
+            const RopeElements rope(r.p);
+            const std::size_t pairs = rope.k.inv_freq.size();
+            for (std::size_t j = 0; j < out.size(); ++j) {
+              out[j].strict = 4;
+              out[j].scale = std::fabs(rope.k.attention);
+              out[j].angle = rope.angle(r.position, j % pairs);
+              out[j].log_freq = rope.log_freq(j % pairs);
+            }
+          },
+          [&](const cases::RopeRotate& r) {
+            const RopeElements rope(r.p);
+            for (std::size_t j = 0; j < out.size(); ++j) {
+              out[j].copied = true;
+              out[j].scale = std::fabs(r.x[j]);
+            }
+            for (std::size_t i = 0; i < rope.k.inv_freq.size(); ++i) {
+              const auto a = static_cast<std::size_t>(r.p.pair_first(static_cast<std::int64_t>(i)));
+              const auto b = static_cast<std::size_t>(r.p.pair_second(static_cast<std::int64_t>(i)));
+              // (A pair with a NaN expects NaN, judged without a scale.)
+              const double pair_norm = std::isnan(r.x[a]) || std::isnan(r.x[b])
+                                           ? 1.0
+                                           : std::hypot(r.x[a], r.x[b]) * std::fabs(rope.k.attention);
+              for (auto e : {a, b}) {
+                out[e].copied = false;
+                out[e].strict = 6;
+                out[e].scale = pair_norm;
+                out[e].angle = rope.angle(r.position, i);
+                out[e].log_freq = rope.log_freq(i);
+              }
+            }
+          },
+          [&](const cases::RopeDot& r) {
+            const RopeElements rope(r.p);
+            double max_log_freq = 0;
+            for (std::size_t i = 0; i < rope.k.inv_freq.size(); ++i) max_log_freq = std::max(max_log_freq, rope.log_freq(i));
+            out[0].strict = static_cast<double>(r.p.head_dim) + 18;
+            out[0].scale = rope.k.attention * rope.k.attention * norm(r.q) * norm(r.k);
+            out[0].angle = (max_angle(r.p, rope.k, r.q_position) + max_angle(r.p, rope.k, r.k_position)) *
+                           std::sqrt(static_cast<double>(r.p.head_dim));
+            out[0].log_freq = max_log_freq;
+          },
+          [&](const cases::AlibiSlopes&) {
+            for (auto& e : out) {
+              e.strict = 2;
+              e.scale = std::fabs(static_cast<double>(e.exact));
+            }
+          },
+          [&](const cases::AlibiBias& r) {
+            const double slope = reference::alibi_slopes(r.p)[static_cast<std::size_t>(r.head)].f64();
+            const double distance = std::fabs(static_cast<double>(r.query) - static_cast<double>(r.key));
+            out[0].strict = 3;
+            out[0].scale = slope * std::max(distance, 1.0);
+          },
+          [&](const cases::LearnedLookup&) {
+            for (auto& e : out) {
+              e.copied = true;
+              e.scale = std::fabs(static_cast<double>(e.exact));
+            }
+          },
+      },
+      typed_case(g, c));
   return out;
 }
 
@@ -201,14 +187,14 @@ long double scale_unit(Format f, double scale) {
   return std::max(static_cast<long double>(unit_roundoff(f)) * scale, std::ldexp(1.0L, spec(f).min_quantum()));
 }
 
-double scaled_bound(const VectorGroup& g, const ElementSpec& e, const Tolerance& t) {
+double scaled_bound(const ElementSpec& e, const Tolerance& t) {
   if (t.scaled_bound) return *t.scaled_bound;
-  if (t.profile == Profile::exact || e.copied || g.type == CaseType::learned_lookup) return 0;
+  if (t.profile == Profile::exact || e.copied) return 0;
   // standard: an angle formed in the working format, its frequency from exp/pow in that format.
-  return strict_bound(g) + (t.profile == Profile::standard ? (6 + 2 * e.log_freq) * e.angle : 0);
+  return e.strict + (t.profile == Profile::standard ? (6 + 2 * e.log_freq) * e.angle : 0);
 }
 
-ElementError check_element(const VectorGroup& g, const ElementSpec& e, std::uint64_t expected_bits, double y, Format f,
+ElementError check_element(const ElementSpec& e, std::uint64_t expected_bits, double y, Format f,
                            const Tolerance& t) {
   ElementError r;
   const double expected = to_double(f, expected_bits);
@@ -228,7 +214,7 @@ ElementError check_element(const VectorGroup& g, const ElementSpec& e, std::uint
   r.scaled = static_cast<double>(diff / scale_unit(f, e.scale));
   const bool same_bits = exact_bits(f, y) == expected_bits;
   const bool zero_either_sign = e.exact == 0 && y == 0 && !e.copied;
-  r.bound = scaled_bound(g, e, t);
+  r.bound = scaled_bound(e, t);
   // A bound of 0 (exact profile, copied elements) asks for the very bits; a correctly rounded
   // value passes every bound.
   const bool exact_only = r.bound == 0 && !t.scaled_bound;

@@ -4,32 +4,10 @@
 #include <cstdio>
 #include <sstream>
 
+#include "posenc/vectors/case_types.hpp"
+
 namespace posenc::conformance::properties {
 namespace {
-
-// How many values a correct answer to a case has (the types the properties ask for).
-std::size_t output_count(const VectorGroup& g) {
-  switch (g.type) {
-    case CaseType::rope_rotate:
-      return static_cast<std::size_t>(std::get<RopeParams>(g.params).head_dim);
-    case CaseType::rope_table:
-      return 2 * static_cast<std::size_t>(std::get<RopeParams>(g.params).pair_count());
-    case CaseType::rope_frequencies:
-      return static_cast<std::size_t>(std::get<RopeParams>(g.params).pair_count()) + 1;
-    case CaseType::sinusoidal_row:
-    case CaseType::sinusoidal_embed:
-      return static_cast<std::size_t>(std::get<SinusoidalParams>(g.params).d_model);
-    case CaseType::alibi_slopes:
-      return static_cast<std::size_t>(std::get<AlibiParams>(g.params).n_heads);
-    case CaseType::learned_lookup:
-      return static_cast<std::size_t>(std::get<LearnedParams>(g.params).dim);
-    case CaseType::sinusoidal_dot:
-    case CaseType::rope_dot:
-    case CaseType::alibi_bias:
-      return 1;
-  }
-  return 0;
-}
 
 Format current_format = Format::f64;
 
@@ -47,9 +25,9 @@ std::vector<double> call(Implementation& impl, const VectorGroup& g, const Vecto
     RC_FAIL(std::string(to_string(g.type)) + ": the implementation answered " +
             (o.message.empty() ? "no values" : o.message));
   }
-  if (o.values.size() != output_count(g)) {
+  if (o.values.size() != output_count(g, c)) {
     RC_FAIL(std::string(to_string(g.type)) + ": " + std::to_string(o.values.size()) + " values instead of " +
-            std::to_string(output_count(g)));
+            std::to_string(output_count(g, c)));
   }
   return o.values;
 }
@@ -63,7 +41,7 @@ std::vector<double> allowed(const VectorGroup& g, const VectorCase& c, const std
   if (identity.profile == Profile::exact) identity.profile = Profile::strict;
   std::vector<double> out;
   for (const ElementSpec& e : element_specs(g, known)) {
-    out.push_back(scaled_bound(g, e, identity) * static_cast<double>(scale_unit(current_format, e.scale)));
+    out.push_back(scaled_bound(e, identity) * static_cast<double>(scale_unit(current_format, e.scale)));
   }
   return out;
 }

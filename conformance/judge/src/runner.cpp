@@ -58,7 +58,7 @@ void record_position(PositionErrors& by_position, double position, Format f, dou
 }
 
 // specs: element_specs(g, c) for a valid case, computed once for all formats.
-void check_outcome(const Outcome& o, const VectorGroup& g, const VectorCase& c, const std::vector<ElementSpec>& specs,
+void check_outcome(const Outcome& o, const VectorCase& c, const std::vector<ElementSpec>& specs,
                    Format f, const Tolerance& t, FileResult& r, PositionErrors& by_position) {
   auto fail = [&](const std::string& why) {
     ++r.failed;
@@ -91,7 +91,7 @@ void check_outcome(const Outcome& o, const VectorGroup& g, const VectorCase& c, 
   const auto position = case_position(c);
   for (std::size_t j = 0; j < specs.size(); ++j) {
     const std::uint64_t expected = c.expected.of(f)[j];
-    const ElementError e = check_element(g, specs[j], expected, o.values[j], f, tolerance);
+    const ElementError e = check_element(specs[j], expected, o.values[j], f, tolerance);
     record_worst(r.worst_scaled, e.scaled, c, f, j);
     record_worst(r.worst_ulp, e.ulp, c, f, j);
     if (position) record_position(by_position, *position, f, e.scaled, e.bound);
@@ -179,7 +179,7 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
         const auto outcomes = impl.run(g, c, formats);
         const auto specs = c.valid ? element_specs(g, c) : std::vector<ElementSpec>{};
         for (std::size_t k = 0; k < formats.size(); ++k) {
-          check_outcome(outcomes.at(k), g, c, specs, formats[k], options.tolerance, r, by_position);
+          check_outcome(outcomes.at(k), c, specs, formats[k], options.tolerance, r, by_position);
         }
       }
     }

@@ -4,8 +4,9 @@
 #include <set>
 #include <sstream>
 
-#include "posenc/vectors/json_reader.hpp"
 #include "params_json.hpp"
+#include "posenc/vectors/case_types.hpp"
+#include "posenc/vectors/json_reader.hpp"
 
 namespace posenc::conformance {
 
@@ -16,27 +17,33 @@ namespace {
 
 using namespace json_io;
 
-bool has_position(CaseType t) {
-  return t == CaseType::sinusoidal_row || t == CaseType::sinusoidal_embed || t == CaseType::learned_lookup;
-}
-bool has_axis_position(CaseType t) { return t == CaseType::rope_table || t == CaseType::rope_rotate; }
-bool has_x(CaseType t) { return t == CaseType::sinusoidal_embed || t == CaseType::rope_rotate; }
-
 Json case_to_json(CaseType type, const VectorCase& c) {
   Json j{{"tcId", c.tc_id}, {"comment", c.comment}, {"flags", c.flags}};
-  if (has_position(type)) j["position"] = decimal_int(c.position.at(0));
-  if (has_axis_position(type)) j["position"] = decimal_int_array(c.position);
-  if (has_x(type)) j["x"] = hex_double_array(c.x);
-  if (type == CaseType::sinusoidal_dot) {
-    j["positions"] = decimal_int_array({c.position.at(0), c.position_b.at(0)});
+  const CaseTypeInfo& t = info(type);
+  switch (t.positions) {
+    case PositionInput::none:
+      break;
+    case PositionInput::one:
+      j["position"] = decimal_int(c.position.at(0));
+      break;
+    case PositionInput::per_axis:
+      j["position"] = decimal_int_array(c.position);
+      break;
+    case PositionInput::two:
+      j["positions"] = decimal_int_array({c.position.at(0), c.position_b.at(0)});
+      break;
+    case PositionInput::sides:
+      j["qPosition"] = decimal_int_array(c.position);
+      j["kPosition"] = decimal_int_array(c.position_b);
+      break;
   }
-  if (type == CaseType::rope_dot) {
-    j["qPosition"] = decimal_int_array(c.position);
-    j["kPosition"] = decimal_int_array(c.position_b);
+  if (t.x && t.positions == PositionInput::sides) {
     j["q"] = hex_double_array(c.x);
     j["k"] = hex_double_array(c.y);
+  } else if (t.x) {
+    j["x"] = hex_double_array(c.x);
   }
-  if (type == CaseType::alibi_bias) {
+  if (t.alibi_indices) {
     j["head"] = c.head;
     j["queryPosition"] = decimal_int(c.query);
     j["keyPosition"] = decimal_int(c.key);
@@ -69,23 +76,35 @@ VectorCase case_from_json(CaseType type, const Json& j, const Location& at_group
     allowed.insert(key);
     return member(j, key, at);
   };
-  if (has_position(type)) c.position = {read_decimal_int(field("position"), at.field("position"))};
-  if (has_axis_position(type)) c.position = read_decimal_int_array(field("position"), at.field("position"));
-  // NaN inputs are defined for RoPE's rotation only (SPEC.md section 2.3: NaN propagates to its pair).
-  if (has_x(type)) c.x = read_hex_double_array(field("x"), at.field("x"), type == CaseType::rope_rotate);
-  if (type == CaseType::sinusoidal_dot) {
-    auto positions = read_decimal_int_array(field("positions"), at.field("positions"));
-    if (positions.size() != 2) at.field("positions").fail("expected two positions");
-    c.position = {positions[0]};
-    c.position_b = {positions[1]};
+  const CaseTypeInfo& t = info(type);
+  switch (t.positions) {
+    case PositionInput::none:
+      break;
+    case PositionInput::one:
+      c.position = {read_decimal_int(field("position"), at.field("position"))};
+      break;
+    case PositionInput::per_axis:
+      c.position = read_decimal_int_array(field("position"), at.field("position"));
+      break;
+    case PositionInput::two: {
+      auto positions = read_decimal_int_array(field("positions"), at.field("positions"));
+      if (positions.size() != 2) at.field("positions").fail("expected two positions");
+      c.position = {positions[0]};
+      c.position_b = {positions[1]};
+      break;
+    }
+    case PositionInput::sides:
+      c.position = read_decimal_int_array(field("qPosition"), at.field("qPosition"));
+      c.position_b = read_decimal_int_array(field("kPosition"), at.field("kPosition"));
+      break;
   }
-  if (type == CaseType::rope_dot) {
-    c.position = read_decimal_int_array(field("qPosition"), at.field("qPosition"));
-    c.position_b = read_decimal_int_array(field("kPosition"), at.field("kPosition"));
-    c.x = read_hex_double_array(field("q"), at.field("q"));
-    c.y = read_hex_double_array(field("k"), at.field("k"));
+  if (t.x && t.positions == PositionInput::sides) {
+    c.x = read_hex_double_array(field("q"), at.field("q"), t.nan_inputs);
+    c.y = read_hex_double_array(field("k"), at.field("k"), t.nan_inputs);
+  } else if (t.x) {
+    c.x = read_hex_double_array(field("x"), at.field("x"), t.nan_inputs);
   }
-  if (type == CaseType::alibi_bias) {
+  if (t.alibi_indices) {
     c.head = read_small_int(field("head"), at.field("head"));
     c.query = read_decimal_int(field("queryPosition"), at.field("queryPosition"));
     c.key = read_decimal_int(field("keyPosition"), at.field("keyPosition"));
@@ -137,7 +156,7 @@ std::string write_vector_file(const VectorFile& file) {
   for (const auto& g : file.groups) {
     Json jg{{"type", to_string(g.type)}, {"comment", g.comment}, {"params", params_to_json(g.params)},
             {"inputFormat", to_string(g.input_format)}};
-    if (g.type == CaseType::learned_lookup) jg["table"] = hex_double_array(g.table);
+    if (info(g.type).table) jg["table"] = hex_double_array(g.table);
     Json tests = Json::array();
     for (const auto& c : g.tests) tests.push_back(case_to_json(g.type, c));
     jg["tests"] = std::move(tests);
@@ -196,7 +215,7 @@ VectorFile parse_vector_file(const std::string& text, const std::string& name) {
     } catch (const InvalidParameter& e) {
       ag.field("inputFormat").fail(e.what());
     }
-    if (g.type == CaseType::learned_lookup) g.table = read_hex_double_array(member(jg, "table", ag), ag.field("table"));
+    if (info(g.type).table) g.table = read_hex_double_array(member(jg, "table", ag), ag.field("table"));
     const Json& tests = member(jg, "tests", ag);
     if (!tests.is_array()) ag.field("tests").fail("expected an array");
     for (std::size_t ti = 0; ti < tests.size(); ++ti) {

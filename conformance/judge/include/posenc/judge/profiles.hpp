@@ -14,11 +14,12 @@ Profile parse_profile(std::string_view s);
 
 // What the checker knows of one expected element, whatever the output format.
 struct ElementSpec {
-  long double exact;   // the exact value (from the 41-digit decimal)
-  double scale;        // natural scale s (SPEC §5)
-  double angle;        // |t| of the element's rotation, 0 where there is none
-  double log_freq;     // |ln w| of the frequency behind that angle (0 where there is none)
-  bool copied;         // an input copied unchanged: the sign of zero counts
+  long double exact = 0;  // the exact value (from the 41-digit decimal)
+  double scale = 1;       // natural scale s (SPEC §5)
+  double angle = 0;       // |t| of the element's rotation, 0 where there is none
+  double log_freq = 0;    // |ln w| of the frequency behind that angle (0 where there is none)
+  bool copied = false;    // an input copied unchanged: the sign of zero counts, bit-identical required
+  double strict = 0;      // the strict bound for its case type, in units of u s (SPEC §5)
 };
 
 // The elements of a valid case, from the group, the case and (for RoPE's attention factor and
@@ -39,11 +40,11 @@ struct Tolerance {
 };
 
 // The allowed error in units of u s (0: bit-identical required) and the unit u s itself.
-double scaled_bound(const VectorGroup& g, const ElementSpec& e, const Tolerance& t);
+double scaled_bound(const ElementSpec& e, const Tolerance& t);
 long double scale_unit(Format f, double scale);
 
 // expected_bits: the element's correct rounding in f (the vector's expected value).
-ElementError check_element(const VectorGroup& g, const ElementSpec& e, std::uint64_t expected_bits, double y, Format f,
+ElementError check_element(const ElementSpec& e, std::uint64_t expected_bits, double y, Format f,
                            const Tolerance& t);
 
 // Spacing of format f at |v| (the smallest subnormal at 0).

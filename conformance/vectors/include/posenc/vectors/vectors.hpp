@@ -17,18 +17,19 @@ namespace posenc::conformance {
 
 inline constexpr int kVectorFormatVersion = 1;
 
-// What a test group's cases compute. The name is the group's "type" in JSON.
+// What a test group's cases compute. The name is the group's "type" in JSON; case_types.hpp
+// describes each type's inputs and outputs.
 enum class CaseType {
-  sinusoidal_row,    // PE(position): d_model values
-  sinusoidal_embed,  // x * sqrt(d_model) + PE(position): d_model values
-  sinusoidal_dot,    // PE(a) . PE(b): 1 value
-  rope_frequencies,  // inv_freq per pair, then the attention factor: pair_count() + 1 values
-  rope_table,        // [m cos t_i ..., m sin t_i ...] at position: 2 pair_count() values
-  rope_rotate,       // x rotated at position: head_dim values
-  rope_dot,          // (R(m) q) . (R(n) k): 1 value
-  alibi_slopes,      // n_heads values
-  alibi_bias,        // bias(head, query, key): 1 value
-  learned_lookup,    // row `position` of the group's table: dim values
+  sinusoidal_row,
+  sinusoidal_embed,
+  sinusoidal_dot,
+  rope_frequencies,
+  rope_table,
+  rope_rotate,
+  rope_dot,
+  alibi_slopes,
+  alibi_bias,
+  learned_lookup,
 };
 
 std::string_view to_string(CaseType t);
