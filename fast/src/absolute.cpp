@@ -22,7 +22,7 @@ void sinusoidal_pairs(const SinusoidalParams& p, std::int64_t position, Isa isa,
   const auto half = static_cast<std::size_t>(p.d_model / 2);
   std::vector<double> pos(half, static_cast<double>(position)), hi(half), lo(half);
   for (std::size_t i = 0; i < half; ++i) {
-    const detail::SplitFrequency w = detail::split(detail::sinusoidal_frequency(p, static_cast<std::int64_t>(i)));
+    const detail::SplitFrequency w = detail::split(formulas::sinusoidal_frequency<long double>(p, static_cast<std::int64_t>(i)));
     hi[i] = w.hi;
     lo[i] = w.lo;
   }

@@ -239,14 +239,14 @@ std::size_t size_of(DType d) { return d == DType::f32 ? 4 : 2; }
 
 RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   validate(params_);
-  const auto f = detail::rope_frequencies(params_);
+  const auto f = formulas::rope_frequencies<long double>(params_);
   for (long double w : f.inv_freq) {
     const detail::SplitFrequency split = detail::split(w);
     w_hi_.push_back(split.hi);
     w_lo_.push_back(split.lo);
   }
   for (std::int64_t i = 0; i < pairs(); ++i) axis_.push_back(static_cast<int>(params_.pair_axis(i)));
-  attention_ = static_cast<double>(f.attention);
+  attention_ = static_cast<double>(f.attention_factor);
 }
 
 void RopePlan::table_row(std::span<const std::int64_t> positions, float* cos_out, float* sin_out, Isa isa) const {
