@@ -11,6 +11,7 @@
 #include <new>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -104,9 +105,10 @@ void fast_rope(benchmark::State& state, Shape s, fast::DType d, RopeLayout layou
   Buffer<std::uint8_t> qo(q.size()), ko(k.size());
   const fast::RopeTensor tq = in_place ? tensor(s, q.data(), q.data()) : tensor(s, q.data(), qo.data());
   const fast::RopeTensor tk = in_place ? tensor(s, k.data(), k.data()) : tensor(s, k.data(), ko.data());
-  const fast::Options options{fast::selected_isa(), threads, stores};
+  const fast::Isa isa = fast::selected_isa();
+  const fast::Options options{isa, threads, stores};
   std::unique_ptr<fast::RopeCache> cache;
-  if (cached) cache = std::make_unique<fast::RopeCache>(plan, pos.front(), s.tokens, options.isa);
+  if (cached) cache = std::make_unique<fast::RopeCache>(plan, pos.front(), s.tokens, isa);
   for (auto _ : state) {
     if (cached) {
       fast::rope_apply(*cache, d, s.tokens, s.heads, pos.data(), tq, tk, options);
@@ -153,9 +155,10 @@ void naive_table(benchmark::State& state, Shape s) {
   const fast::RopePlan plan(llama(RopeLayout::half));
   const auto pos = positions(s);
   std::vector<float> cos_table(static_cast<std::size_t>(s.tokens * s.dim / 2)), sin_table(cos_table.size());
-  for (std::int64_t t = 0; t < s.tokens; ++t) {
-    plan.table_row({&pos[static_cast<std::size_t>(t)], 1}, cos_table.data() + t * s.dim / 2,
-                   sin_table.data() + t * s.dim / 2, fast::Isa::scalar);
+  const auto half = static_cast<std::size_t>(s.dim / 2);
+  for (std::size_t t = 0; t < static_cast<std::size_t>(s.tokens); ++t) {
+    plan.table_row({&pos[t], 1}, std::span(cos_table).subspan(t * half, half), std::span(sin_table).subspan(t * half, half),
+                   fast::Isa::scalar);
   }
   Buffer<float> q(static_cast<std::size_t>(s.elements())), k, qo(q.size()), ko(q.size());
   std::memcpy(q.data(), random_tensor(s, fast::DType::f32).data(), q.size() * 4);

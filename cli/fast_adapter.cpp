@@ -66,14 +66,14 @@ std::optional<std::vector<double>> run_f32(const VectorGroup& g, const VectorCas
       validate_rope_positions(p, c.position);
       const fast::RopePlan plan(p);
       std::vector<float> cs(static_cast<std::size_t>(plan.pairs())), sn(cs.size());
-      plan.table_row(c.position, cs.data(), sn.data(), isa);
+      plan.table_row(c.position, cs, sn, isa);
       cs.insert(cs.end(), sn.begin(), sn.end());
       return doubles(cs);
     }
     case CaseType::sinusoidal_row: {
       const auto& p = std::get<SinusoidalParams>(g.params);
       std::vector<float> row(static_cast<std::size_t>(std::max<std::int64_t>(p.d_model, 0)));
-      fast::sinusoidal_table(p, c.position, row.data(), isa);
+      fast::sinusoidal_table(p, c.position, row, isa);
       return doubles(row);
     }
     case CaseType::sinusoidal_embed: {
@@ -81,7 +81,7 @@ std::optional<std::vector<double>> run_f32(const VectorGroup& g, const VectorCas
       validate(p);
       validate_input_vector("sinusoidal.x", c.x, p.d_model);
       auto x = floats(c.x);
-      fast::sinusoidal_embed(p, c.position, x.data(), isa);
+      fast::sinusoidal_embed(p, c.position, x, isa);
       return doubles(x);
     }
     case CaseType::alibi_slopes:
@@ -91,8 +91,10 @@ std::optional<std::vector<double>> run_f32(const VectorGroup& g, const VectorCas
       validate(p);
       validate_alibi_head(p, c.head);
       validate_alibi_positions(p, c.query, c.key);
+      // One score per head (a 1 x 1 block each), at the case's query and key positions.
       std::vector<float> scores(static_cast<std::size_t>(p.n_heads), 0.0f);
-      fast::alibi_add_bias(p, scores.data(), 1, 1, 1, 1, c.query, c.key);
+      fast::alibi_add_bias(p, {.scores = scores, .n_query = 1, .n_key = 1, .head_stride = 1, .query_stride = 1,
+                               .first_query = c.query, .first_key = c.key});
       return std::vector<double>{scores[static_cast<std::size_t>(c.head)]};
     }
     case CaseType::learned_lookup: {
@@ -102,7 +104,7 @@ std::optional<std::vector<double>> run_f32(const VectorGroup& g, const VectorCas
       validate_input_vector("learned.table", g.table, p.parameter_count());
       const auto table = floats(g.table);
       std::vector<float> row(static_cast<std::size_t>(p.dim));
-      fast::learned_lookup(p, table.data(), c.position, row.data());
+      fast::learned_lookup(p, table, c.position, row);
       return doubles(row);
     }
     default:

@@ -6,8 +6,12 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
+#include <span>
 
 #include "elements.hpp"
 #include "posenc/errors.hpp"
@@ -218,12 +222,9 @@ TEST(Fast, BadCallsAreRefusedWithTheParameterNamed) {
   l.dim = 2;
   std::vector<float> table(8), row(2);
   const std::int64_t four = 4;
-  EXPECT_NE(error_of([&] { learned_lookup(l, table.data(), {&four, 1}, row.data()); }).find("learned.position = 4"), std::string::npos);
+  EXPECT_NE(error_of([&] { learned_lookup(l, table, {&four, 1}, row); }).find("learned.position = 4"), std::string::npos);
   RopeParams bad = params(RopeLayout::half, 7, 6);
   EXPECT_NE(error_of([&] { RopePlan p(bad); }).find("rope.head_dim = 7"), std::string::npos);
-  setenv("POSENC_ISA", "sse9", 1);
-  EXPECT_NE(error_of([] { (void)selected_isa(); }).find("POSENC_ISA = 'sse9'"), std::string::npos);
-  unsetenv("POSENC_ISA");
 }
 
 // Sizes, strides and aliasing are checked before anything is touched; nothing here may crash or
@@ -266,8 +267,129 @@ TEST(Fast, BadLayoutsAreRefusedBeforeAnyWrite) {
   AlibiParams a;
   a.n_heads = 2;
   std::vector<float> scores(16);
-  EXPECT_NE(error_of([&] { alibi_add_bias(a, scores.data(), 2, 4, 4, 2, 0, 0); }).find("scores strides"), std::string::npos);
-  EXPECT_NE(error_of([&] { alibi_add_bias(a, scores.data(), 2, 4, -8, 4, 0, 0); }).find("scores.head_stride = -8"), std::string::npos);
+  EXPECT_NE(error_of([&] { alibi_add_bias(a, {scores, 2, 4, 4, 2, 0, 0}); }).find("scores strides"), std::string::npos);
+  EXPECT_NE(error_of([&] { alibi_add_bias(a, {scores, 2, 4, -8, 4, 0, 0}); }).find("scores.head_stride = -8"), std::string::npos);
+}
+
+// A cache keeps its own plan: one built from a temporary is still valid when the temporary is
+// gone (a cache that kept a reference would read a destroyed plan here, which ASan reports).
+TEST(Fast, ACacheBuiltFromATemporaryPlanOwnsIt) {
+  const RopeParams p = params(RopeLayout::interleaved, 64, 64);
+  const RopeCache cache(RopePlan(p), 1000, 64, Isa::scalar);
+  const RopePlan plan(p);
+  const Batch b = random_batch(p, DType::f32, 17, 0);
+  std::vector<std::int64_t> near(b.positions.size());
+  for (std::size_t t = 0; t < near.size(); ++t) near[t] = 1000 + static_cast<std::int64_t>(t * 7 % 64);
+  std::vector<std::uint8_t> fused(b.q.size()), cached(b.q.size());
+  rope_apply(plan, DType::f32, b.tokens, b.heads, near.data(), tensor(b, b.q, fused), {}, {Isa::scalar, 1});
+  rope_apply(cache, DType::f32, b.tokens, b.heads, near.data(), tensor(b, b.q, cached), {}, {Isa::scalar, 1});
+  EXPECT_NE(fused, b.q);
+  EXPECT_EQ(cached, fused);
+  ASSERT_EQ(cache.plan().pairs(), plan.pairs());
+  for (std::int64_t i = 0; i < plan.pairs(); ++i) EXPECT_EQ(cache.plan().inv_freq(i), plan.inv_freq(i));
+}
+
+// POSENC_ISA is read once per process, so this runs in a fresh one ("threadsafe" death tests
+// re-run the binary for this test alone). A bad value must fail the call that resolves the ISA,
+// with POSENC_ISA's value named, and not the construction of an Options. The child prints the
+// errors of two calls, the second after POSENC_ISA is unset (read once: it still sees avx9).
+void bad_posenc_isa_child() {
+  setenv("POSENC_ISA", "avx9", 1);
+  std::string errors;
+  try {
+    const Options options{};
+    const RopePlan plan(params(RopeLayout::half, 8, 8));
+    std::vector<float> x(8), y(8);
+    RopeTensor q;
+    q.in = x.data();
+    q.out = y.data();
+    const std::int64_t zero = 0;
+    errors = error_of([&] { rope_apply(plan, DType::f32, 1, 1, &zero, q, {}, options); });
+    unsetenv("POSENC_ISA");
+    errors += "\n" + error_of([] { (void)selected_isa(); });
+  } catch (const std::exception& e) {
+    errors = std::string("Options{} threw: ") + e.what();
+  }
+  std::fprintf(stderr, "%s\n", errors.c_str());
+  std::exit(0);
+}
+
+TEST(FastDeathTest, ABadPosencIsaFailsTheCallNotTheOptions) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(bad_posenc_isa_child(), testing::ExitedWithCode(0),
+              "invalid POSENC_ISA = 'avx9': must be one of scalar, avx2, avx512\n"
+              "invalid POSENC_ISA = 'avx9': must be one of scalar, avx2, avx512\n");
+}
+
+// A refused call writes nothing: every position is checked before the first row (the rows
+// before a bad position are not half-done work left in the caller's buffer).
+TEST(Fast, ABadPositionInTheMiddleLeavesTheOutputUntouched) {
+  SinusoidalParams sp;
+  sp.d_model = 6;
+  const std::vector<std::int64_t> negative{0, 5, -1, 7}, far{0, 5, kMaxPosition + 1, 7};
+  std::vector<float> out(24);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = 100.0f + static_cast<float>(i);
+  const std::vector<float> pattern = out;
+  EXPECT_NE(error_of([&] { sinusoidal_table(sp, negative, out, Isa::scalar); }).find("sinusoidal.position = -1"), std::string::npos);
+  EXPECT_EQ(out, pattern) << "sinusoidal_table wrote before refusing";
+  EXPECT_NE(error_of([&] { sinusoidal_table(sp, far, out, Isa::scalar); }).find("sinusoidal.position = 4294967297"), std::string::npos);
+  EXPECT_EQ(out, pattern) << "sinusoidal_table wrote before refusing";
+  EXPECT_NE(error_of([&] { sinusoidal_embed(sp, negative, out, Isa::scalar); }).find("sinusoidal.position = -1"), std::string::npos);
+  EXPECT_EQ(out, pattern) << "sinusoidal_embed wrote before refusing";
+  LearnedParams l;
+  l.max_positions = 4;
+  l.dim = 6;
+  const std::vector<float> table(24, 1.0f);
+  const std::vector<std::int64_t> outside{0, 1, 4, 2};
+  EXPECT_NE(error_of([&] { learned_lookup(l, table, outside, out); }).find("learned.position = 4"), std::string::npos);
+  EXPECT_EQ(out, pattern) << "learned_lookup wrote before refusing";
+  // And the same calls with good positions do write.
+  const std::vector<std::int64_t> good{0, 5, 1, 7};
+  sinusoidal_table(sp, good, out, Isa::scalar);
+  EXPECT_NE(out, pattern);
+}
+
+// Outputs (and the learned table) are spans that must hold exactly what the call writes (reads).
+TEST(Fast, SpansMustHoldExactlyWhatTheCallWrites) {
+  SinusoidalParams sp;
+  sp.d_model = 6;
+  const std::vector<std::int64_t> two{0, 1};
+  std::vector<float> short_row(11, 7.0f), long_row(13, 7.0f);
+  const std::vector<float> untouched(13, 7.0f);
+  auto refused = [](const std::string& needle, const std::function<void()>& call) {
+    const std::string e = error_of(call);
+    EXPECT_NE(e.find(needle), std::string::npos) << "expected '" << needle << "', got '" << e << "'";
+  };
+  refused("invalid out = 11 floats: must be exactly 12 floats (2 x 6)", [&] { sinusoidal_table(sp, two, short_row, Isa::scalar); });
+  refused("invalid out = 13 floats: must be exactly 12 floats (2 x 6)", [&] { sinusoidal_table(sp, two, long_row, Isa::scalar); });
+  refused("invalid x = 13 floats: must be exactly 12 floats (2 x 6)", [&] { sinusoidal_embed(sp, two, long_row, Isa::scalar); });
+  EXPECT_EQ(long_row, untouched);
+  LearnedParams l;
+  l.max_positions = 4;
+  l.dim = 2;
+  std::vector<float> table(8), row(3);
+  const std::int64_t one = 1;
+  refused("invalid out = 3 floats: must be exactly 2 floats (1 x 2)", [&] { learned_lookup(l, table, {&one, 1}, row); });
+  refused("invalid table = 7 floats: must be exactly 8 floats (4 x 2)",
+          [&] { learned_lookup(l, std::span(table).first(7), {&one, 1}, std::span(row).first(2)); });
+  const RopePlan plan(params(RopeLayout::half, 8, 8));
+  std::vector<float> c(4), s(5);
+  refused("invalid sin_out = 5 floats: must be exactly 4 floats (1 x 4)", [&] { plan.table_row({&one, 1}, c, s, Isa::scalar); });
+  refused("invalid cos_out = 3 floats: must be exactly 4 floats (1 x 4)",
+          [&] { plan.table_row({&one, 1}, std::span(c).first(3), std::span(s).first(4), Isa::scalar); });
+  // ALiBi's scores must span the view's extent: 2 heads x 2 queries x 4 keys, head stride 8.
+  AlibiParams a;
+  a.n_heads = 2;
+  std::vector<float> scores(16, 1.0f);
+  const std::vector<float> before = scores;
+  refused("invalid scores = 15 floats: must be at least the view's extent, 16 floats",
+          [&] { alibi_add_bias(a, {std::span(scores).first(15), 2, 4, 8, 4, 0, 0}); });
+  EXPECT_EQ(scores, before);
+  alibi_add_bias(a, {.scores = scores, .n_query = 2, .n_key = 4, .head_stride = 8, .query_stride = 4, .first_query = 3,
+                     .first_key = 0});
+  const std::vector<float> m = alibi_slopes(a);
+  EXPECT_EQ(scores[1], static_cast<float>(1.0f - 2 * m[0]));  // head 0, query 3, key 1: distance 2
+  EXPECT_EQ(scores[8 + 4 + 0], static_cast<float>(1.0f - 4 * m[1]));  // head 1, query 4, key 0: distance 4
 }
 
 }  // namespace

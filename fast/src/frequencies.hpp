@@ -1,22 +1,18 @@
 #pragma once
-// RoPE and sinusoidal frequencies in long double (64-bit significand), from the same formulas as
-// the reference (reference/include/posenc/reference/rope_frequencies.hpp cites each source).
+// RoPE and sinusoidal frequencies in long double (64-bit significand): the reference's own
+// formulas (spec's posenc/formulas/, which cite each source) instantiated with long double
+// (formulas::rope_frequencies<long double>, formulas::sinusoidal_frequency<long double>), and
+// their split into double-doubles for the kernels.
 // Long double keeps the relative error near 2^-63, so p * w stays accurate to ~2^-31 rad for
 // |p| <= 2^32; the reference certifies, this only needs to be close.
 #include <cmath>
-#include <vector>
+#include <cstdint>
 
-#include "posenc/fast/fast.hpp"
+#include "posenc/formulas/rope_frequencies.hpp"
+#include "posenc/formulas/sinusoidal_frequency.hpp"
 #include "posenc/params.hpp"
 
 namespace posenc::fast::detail {
-
-struct LongFrequencies {
-  std::vector<long double> inv_freq;  // per pair
-  long double attention = 1;
-};
-
-LongFrequencies rope_frequencies(const RopeParams& p);
 
 // A frequency as a double-double: hi the nearest double, lo the rest.
 struct SplitFrequency {
@@ -34,6 +30,5 @@ inline void angle(double p, SplitFrequency w, double& hi, double& lo) {
   hi = p * w.hi;
   lo = std::fma(p, w.hi, -hi) + p * w.lo;
 }
-long double sinusoidal_frequency(const SinusoidalParams& p, std::int64_t i);
 
 }  // namespace posenc::fast::detail

@@ -53,6 +53,16 @@ const Features& features() {
   return f;
 }
 
+// POSENC_ISA's value ("" when unset), read on the first call only: a function-local static is
+// initialized once even when threads race to it, and later calls cost no getenv.
+const std::string& posenc_isa_variable() {
+  static const std::string value = [] {
+    const char* v = std::getenv("POSENC_ISA");
+    return std::string(v ? v : "");
+  }();
+  return value;
+}
+
 }  // namespace
 
 std::string_view to_string(Isa isa) { return kNames[static_cast<std::size_t>(isa)]; }
@@ -87,17 +97,17 @@ std::vector<Isa> supported_isas() {
 }
 
 Isa selected_isa() {
-  const char* forced = std::getenv("POSENC_ISA");
-  if (!forced || !*forced) return best_isa();
+  const std::string& forced = posenc_isa_variable();
+  if (forced.empty()) return best_isa();
   Isa isa;
   try {
     isa = parse_isa(forced);
   } catch (const InvalidParameter&) {
-    throw InvalidParameter("POSENC_ISA", "'" + std::string(forced) + "'", "one of scalar, avx2, avx512");
+    throw InvalidParameter("POSENC_ISA", "'" + forced + "'", "one of scalar, avx2, avx512");
   }
   if (!isa_supported(isa)) {
-    throw InvalidParameter("POSENC_ISA", std::string(forced), "a path this CPU and OS support (best here: " +
-                                                                   std::string(to_string(best_isa())) + ")");
+    throw InvalidParameter("POSENC_ISA", forced, "a path this CPU and OS support (best here: " +
+                                                     std::string(to_string(best_isa())) + ")");
   }
   return isa;
 }

@@ -11,6 +11,7 @@
 
 #include "frequencies.hpp"
 #include "kernels.hpp"
+#include "output_size.hpp"
 #include "posenc/errors.hpp"
 #include "posenc/strided_view.hpp"
 
@@ -152,10 +153,12 @@ bool streaming(const Options& o, DType d, std::int64_t n_tokens, std::int64_t n_
   return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 2;
 }
 
-// What the calls of one rope_apply share.
+// What the calls of one rope_apply share. An empty Options::isa is resolved here, at the call
+// (not value_or: that would read POSENC_ISA even when an ISA is given).
 Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const RopeTensor& k,
                   const Options& options) {
-  return {kernels(options.isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, k),
+  const Isa isa = options.isa ? *options.isa : selected_isa();
+  return {kernels(isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, k),
           prefetch_rows(plan.params(), d)};
 }
 
@@ -239,20 +242,23 @@ std::size_t size_of(DType d) { return d == DType::f32 ? 4 : 2; }
 
 RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   validate(params_);
-  const auto f = detail::rope_frequencies(params_);
+  const auto f = formulas::rope_frequencies<long double>(params_);
   for (long double w : f.inv_freq) {
     const detail::SplitFrequency split = detail::split(w);
     w_hi_.push_back(split.hi);
     w_lo_.push_back(split.lo);
   }
   for (std::int64_t i = 0; i < pairs(); ++i) axis_.push_back(static_cast<int>(params_.pair_axis(i)));
-  attention_ = static_cast<double>(f.attention);
+  attention_ = static_cast<double>(f.attention_factor);
 }
 
-void RopePlan::table_row(std::span<const std::int64_t> positions, float* cos_out, float* sin_out, Isa isa) const {
+void RopePlan::table_row(std::span<const std::int64_t> positions, std::span<float> cos_out, std::span<float> sin_out,
+                         Isa isa) const {
   validate_rope_positions(params_, positions);
   for (auto p : positions) check_position(p, "rope.position");
-  row_unchecked(positions.data(), cos_out, sin_out, detail::kernels(isa));
+  detail::check_floats("cos_out", cos_out.size(), 1, pairs());
+  detail::check_floats("sin_out", sin_out.size(), 1, pairs());
+  row_unchecked(positions.data(), cos_out.data(), sin_out.data(), detail::kernels(isa));
 }
 
 void RopePlan::row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out,
@@ -271,22 +277,22 @@ void RopePlan::row_unchecked(const std::int64_t* positions, float* cos_out, floa
   }
 }
 
-RopeCache::RopeCache(const RopePlan& plan, std::int64_t first, std::int64_t count, Isa isa)
-    : plan_(plan), first_(first), count_(count) {
-  if (plan.params().position_axes() != 1) {
-    throw InvalidParameter("rope.mrope_section", std::to_string(plan.params().position_axes()) + " axes",
+RopeCache::RopeCache(RopePlan plan, std::int64_t first, std::int64_t count, Isa isa)
+    : plan_(std::move(plan)), first_(first), count_(count) {
+  if (plan_.params().position_axes() != 1) {
+    throw InvalidParameter("rope.mrope_section", std::to_string(plan_.params().position_axes()) + " axes",
                            "empty: a cache is keyed by one position");
   }
   if (count < 1) throw InvalidParameter("cache.count", std::to_string(count), ">= 1");
   check_position(first, "cache.first");
   check_position(first + count - 1, "cache.first + count - 1");
-  const std::size_t floats = kernel_row_floats(plan);
+  const std::size_t floats = kernel_row_floats(plan_), pairs = static_cast<std::size_t>(plan_.pairs());
   rows_.resize(static_cast<std::size_t>(count) * floats);
   for (std::int64_t i = 0; i < count; ++i) {
     const std::int64_t position = first + i;
     float* row = rows_.data() + static_cast<std::size_t>(i) * floats;
-    plan.table_row({&position, 1}, row, row + floats / 2, isa);
-    to_kernel_row(plan, row, row + floats / 2);
+    plan_.table_row({&position, 1}, {row, pairs}, {row + floats / 2, pairs}, isa);
+    to_kernel_row(plan_, row, row + floats / 2);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "posenc/formulas/sinusoidal_frequency.hpp"
 #include "posenc/reference/reference.hpp"
 #include "posenc/vectors/case_types.hpp"
 
@@ -15,11 +16,10 @@ constexpr std::array kProfiles{"exact", "strict", "standard"};
 
 long double exact_value(const std::string& decimal) { return std::strtold(decimal.c_str(), nullptr); }
 
-// Frequencies of a sinusoidal encoding in binary64: enough for a tolerance, which needs no
-// certification.
+// Frequencies of a sinusoidal encoding from the shared formula in long double, rounded to
+// binary64: enough for a tolerance, which needs no certification.
 double sinusoidal_frequency(const SinusoidalParams& p, std::int64_t i) {
-  const auto e = p.frequency_exponent(i);
-  return std::pow(p.base, -static_cast<double>(e.numerator) / static_cast<double>(e.denominator));
+  return static_cast<double>(formulas::sinusoidal_frequency<long double>(p, i));
 }
 
 struct RopeKnowledge {

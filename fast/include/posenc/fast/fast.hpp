@@ -12,6 +12,7 @@
 // thread count and store mode: outputs are bit-identical across all of them (a NaN's payload
 // aside: NaN in, NaN out for its pair, as SPEC 2.3 says, payload not compared).
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,7 +34,10 @@ Isa parse_isa(std::string_view s);
 Isa best_isa();
 bool isa_supported(Isa isa);
 std::vector<Isa> supported_isas();
-// POSENC_ISA=scalar|avx2|avx512 when set (an error if unknown or unsupported here), else best_isa().
+// POSENC_ISA=scalar|avx2|avx512 when set (an error naming POSENC_ISA's value and the allowed
+// values if unknown or unsupported here), else best_isa(). The variable is read once per process
+// (the first call, thread-safe), so a hot call pays no getenv and every call agrees; a bad value
+// is reported by every call that resolves the ISA, never by building an Options.
 Isa selected_isa();
 
 // Storage formats of tensors; compute is binary32.
@@ -53,7 +57,9 @@ inline constexpr std::int64_t kMaxPosition = std::int64_t{1} << 32;
 enum class Stores { automatic, cached, streaming };
 
 struct Options {
-  Isa isa = selected_isa();
+  // Empty: selected_isa(), resolved by the call that uses it (so that Options{} never throws:
+  // a bad POSENC_ISA is the call's error, reported where it can be handled).
+  std::optional<Isa> isa;
   int threads = 1;  // >= 1; tokens are split between threads
   Stores stores = Stores::automatic;
 };
@@ -71,8 +77,11 @@ class RopePlan {
   double attention_factor() const { return attention_; }
 
   // cos and sin of pair i's angle at `positions` (one per axis), times the attention factor,
-  // rounded to binary32: the rows of the table every rotation uses.
-  void table_row(std::span<const std::int64_t> positions, float* cos_out, float* sin_out, Isa isa) const;
+  // rounded to binary32: the rows of the table every rotation uses. cos_out and sin_out must
+  // hold exactly pairs() floats (an InvalidParameter naming them otherwise: a size mismatch is
+  // a caller's bug, never a silent partial row).
+  void table_row(std::span<const std::int64_t> positions, std::span<float> cos_out, std::span<float> sin_out,
+                 Isa isa) const;
 
  private:
   // table_row without validation, for rope_apply, which checks every position before any write.
@@ -95,9 +104,12 @@ struct RopeTensor {
 };
 
 // Cos/sin rows for positions [first, first + count), built once and reused across layers.
+// The cache holds its own copy of the plan (moved in from a temporary; a copy is a few vectors
+// of pairs() values, nothing next to the count rows it computes), so that
+// `RopeCache c(RopePlan(p), 0, n)` is as valid as a cache of a named plan: nothing dangles.
 class RopeCache {
  public:
-  RopeCache(const RopePlan& plan, std::int64_t first, std::int64_t count, Isa isa = selected_isa());
+  RopeCache(RopePlan plan, std::int64_t first, std::int64_t count, Isa isa = selected_isa());
   const RopePlan& plan() const { return plan_; }
   std::int64_t first() const { return first_; }
   std::int64_t count() const { return count_; }
@@ -107,7 +119,7 @@ class RopeCache {
   const float* row(std::int64_t position) const;
 
  private:
-  const RopePlan& plan_;
+  RopePlan plan_;
   std::int64_t first_, count_;
   std::vector<float> rows_;  // count x (c[span], s[span])
 };
@@ -120,20 +132,38 @@ void rope_apply(const RopePlan& plan, DType dtype, std::int64_t n_tokens, std::i
 void rope_apply(const RopeCache& cache, DType dtype, std::int64_t n_tokens, std::int64_t n_heads,
                 const std::int64_t* positions, const RopeTensor& q, const RopeTensor& k, const Options& options = {});
 
-// Sinusoidal: rows PE(positions[t]) in binary32, [n][d_model]; and x * sqrt(d_model) + PE in place.
-void sinusoidal_table(const SinusoidalParams& p, std::span<const std::int64_t> positions, float* out,
+// The functions below take their outputs as spans and check, before anything is written, that
+// each holds exactly what the call writes (positions.size() rows of its width): a pointer alone
+// would let a short buffer be overrun silently. Every position is validated before the first
+// write too, so a refused call leaves its output as it was (no half-written table).
+
+// Sinusoidal: rows PE(positions[t]) in binary32, [n][d_model] (out: n * d_model floats); and
+// x * sqrt(d_model) + PE in place (x: n * d_model floats).
+void sinusoidal_table(const SinusoidalParams& p, std::span<const std::int64_t> positions, std::span<float> out,
                       Isa isa = selected_isa());
-void sinusoidal_embed(const SinusoidalParams& p, std::span<const std::int64_t> positions, float* x,
+void sinusoidal_embed(const SinusoidalParams& p, std::span<const std::int64_t> positions, std::span<float> x,
                       Isa isa = selected_isa());
 
-// ALiBi: slopes in binary32; and the bias added to scores [n_heads][n_query][n_key] (strides in
-// elements) for query positions q0.. and key positions k0..; causal mode sets scores of keys after
-// their query to -infinity (the causal mask).
+// ALiBi scores [n_heads][n_query][n_key], keys contiguous, strides in elements, for query
+// positions first_query.. and key positions first_key..: a struct (like RopeTensor) because six
+// integers in a row are easy to pass in the wrong order. `scores` must span the view's extent
+// ((n_heads - 1) head_stride + (n_query - 1) query_stride + n_key floats); strides and overlap are
+// checked as for RoPE's tensors (posenc/strided_view.hpp).
+struct AlibiScores {
+  std::span<float> scores;
+  std::int64_t n_query = 0, n_key = 0;
+  std::int64_t head_stride = 0, query_stride = 0;
+  std::int64_t first_query = 0, first_key = 0;
+};
+
+// ALiBi: slopes in binary32; and the bias added to the scores; causal mode sets scores of keys
+// after their query to -infinity (the causal mask).
 std::vector<float> alibi_slopes(const AlibiParams& p);
-void alibi_add_bias(const AlibiParams& p, float* scores, std::int64_t n_query, std::int64_t n_key,
-                    std::int64_t head_stride, std::int64_t query_stride, std::int64_t q0, std::int64_t k0);
+void alibi_add_bias(const AlibiParams& p, const AlibiScores& s);
 
-// Learned: rows of a [max_positions][dim] binary32 table; a position outside the table is an error.
-void learned_lookup(const LearnedParams& p, const float* table, std::span<const std::int64_t> positions, float* out);
+// Learned: rows of a [max_positions][dim] binary32 table (table: exactly max_positions * dim
+// floats) into out (positions.size() * dim floats); a position outside the table is an error.
+void learned_lookup(const LearnedParams& p, std::span<const float> table, std::span<const std::int64_t> positions,
+                    std::span<float> out);
 
 }  // namespace posenc::fast

@@ -1,27 +1,25 @@
 #pragma once
-// Sinusoidal encoding, exact real math (Vaswani et al. 2017, section 3.5).
-//   paper:          w_i = base^(-2i/d)
-//   tensor2tensor:  w_i = base^(-i/max(d/2-1, 1))  (get_timing_signal_1d: log_timescale_increment
-//                   = log(max/min) / max(num_timescales - 1, 1), min_timescale = 1, max = base)
+// Sinusoidal encoding, exact real math (Vaswani et al. 2017, section 3.5): the frequencies w_i of
+// spec's posenc/formulas/sinusoidal_frequency.hpp (paper and tensor2tensor, cited there) in
+// certified Approx<R>, and
 //   PE(p, .) = sin(p w_i), cos(p w_i), interleaved (2i, 2i+1) or concatenated (i, d/2 + i).
 #include <span>
 #include <vector>
 
+#include "posenc/formulas/sinusoidal_frequency.hpp"
 #include "posenc/params/sinusoidal.hpp"
 #include "posenc/reference/approx.hpp"
+#include "posenc/reference/approx_number.hpp"
 
 namespace posenc::ref {
 
 template <class R>
 std::vector<Approx<R>> sinusoidal_frequencies(const SinusoidalParams& p) {
   const std::int64_t half = p.d_model / 2;
-  const Approx<R> log_base = log(exact_double<R>(p.base));
+  const auto log_base = formulas::sinusoidal_log_base<Approx<R>>(p);
   std::vector<Approx<R>> w;
   w.reserve(static_cast<std::size_t>(half));
-  for (std::int64_t i = 0; i < half; ++i) {
-    const auto e = p.frequency_exponent(i);
-    w.push_back(exp(exact_int<R>(-e.numerator) / exact_int<R>(e.denominator) * log_base));
-  }
+  for (std::int64_t i = 0; i < half; ++i) w.push_back(formulas::sinusoidal_frequency<Approx<R>>(p, i, log_base));
   return w;
 }
 
