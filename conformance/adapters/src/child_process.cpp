@@ -106,7 +106,7 @@ std::optional<ChildProcess::Failure> ChildProcess::start() {
   if (t == Transfer::closed) return Failure{stop(End::closed, until)};
   if (t == Transfer::timed_out) return Failure{stop(End::timed_out, until)};
   if (!greeting) return Failure{stop(End::garbled, until)};
-  if (printed_size(printed_) > 0) return Failure{stop(End::printed, until)};
+  if (printed_size(printed_) > 0) return Failure{stop(End::printed, until, printed_size(printed_))};
   if (!greeting->ok) {
     stop(End::clean, until);
     return Failure{greeting->message, true};
@@ -126,14 +126,14 @@ std::vector<CallResult> ChildProcess::call(std::span<const Request* const> batch
     auto until = deadline();
     const Transfer sent = send_message(socket_, encode(rest), until);
     for (std::size_t i = 0; i < rest.size() && pid_ > 0; ++i) {
-      results.push_back(next_reply(sent, until));
+      results.push_back(next_reply(sent, until, i + 1 == rest.size()));
       until = deadline();
     }
   }
   return results;
 }
 
-CallResult ChildProcess::next_reply(Transfer sent, Clock::time_point until) {
+CallResult ChildProcess::next_reply(Transfer sent, Clock::time_point until, bool last) {
   Transfer t = sent;
   std::string message;
   if (t == Transfer::done) t = receive_message(socket_, message, until);
@@ -141,7 +141,11 @@ CallResult ChildProcess::next_reply(Transfer sent, Clock::time_point until) {
   if (t == Transfer::timed_out) return {{}, stop(End::timed_out, until)};
   std::optional<Reply> reply = t == Transfer::done ? decode_reply(message) : std::nullopt;
   if (!reply) return {{}, stop(End::garbled, until)};
-  if (printed_size(printed_) > 0) return {{}, stop(End::printed, until)};
+  const auto printed = static_cast<off_t>(reply->printed);
+  if (printed > 0) return {{}, stop(End::printed, until, printed)};
+  // The child's own count is not all there is: a plugin that damaged the child could have it
+  // wrong, so after a batch's last call the file itself is checked too.
+  if (last && printed_size(printed_) > 0) return {{}, stop(End::printed, until, printed_size(printed_))};
   // The call failed by its reply; what it may have done to the child's memory is not inherited.
   const bool known_status = reply->status >= POSENC_OK && reply->status <= POSENC_UNSUPPORTED;
   if (!reply->damage.empty() || !known_status) stop(End::clean, until);
@@ -152,7 +156,7 @@ ChildProcess::Clock::time_point ChildProcess::deadline() const {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds_));
 }
 
-std::string ChildProcess::stop(End how, Clock::time_point deadline) {
+std::string ChildProcess::stop(End how, Clock::time_point deadline, off_t printed) {
   int status = 0;
   const bool timed_out = how == End::timed_out || (how == End::closed && !reaped_by(pid_, deadline, status));
   const bool killed = how != End::closed || timed_out;  // its status is then our SIGKILL, not its own end
@@ -160,7 +164,7 @@ std::string ChildProcess::stop(End how, Clock::time_point deadline) {
     kill(pid_, SIGKILL);
     waitpid(pid_, &status, 0);
   }
-  const off_t printed_bytes = printed_size(printed_);
+  const off_t printed_bytes = how == End::printed ? std::min(printed, printed_size(printed_)) : printed_size(printed_);
   const std::string printed_start = printed_bytes > 0 ? printed_text(printed_, printed_bytes) : "";
   close_fds();
   pid_ = -1;

@@ -46,10 +46,13 @@ class ChildProcess {
   enum class End { closed, timed_out, printed, garbled, clean };
   // Reaps the child, killing it first unless it ended by itself (End::closed, waited for until
   // the deadline); says what happened, with the start of anything it printed ("" for End::clean).
-  std::string stop(End how, Clock::time_point deadline);
+  // `printed`: for End::printed, the bytes the failing call printed (the file may hold more, from
+  // the calls the child went on with).
+  std::string stop(End how, Clock::time_point deadline, off_t printed = 0);
   // The reply to the next call of a batch whose sending ended with `sent`; the child stopped
   // (pid_ < 0) when the call failed in a way that may have harmed it.
-  CallResult next_reply(Transfer sent, Clock::time_point deadline);
+  // `last`: no call follows in the batch, so whatever the memory file holds is this call's.
+  CallResult next_reply(Transfer sent, Clock::time_point deadline, bool last);
   Clock::time_point deadline() const;
   void close_fds();
 

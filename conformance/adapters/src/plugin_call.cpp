@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -189,8 +190,10 @@ void serve(const std::string& path, int socket, std::size_t memory_budget) {
     const std::optional<std::vector<Request>> batch = decode_requests(message);
     if (!batch) _exit(4);
     for (const Request& request : *batch) {
-      const Reply reply = perform(library, request, memory_budget);
+      Reply reply = perform(library, request, memory_budget);
       std::fflush(nullptr);  // whatever the plugin printed through stdio reaches the memory file now
+      struct stat printed {};
+      reply.printed = fstat(STDOUT_FILENO, &printed) == 0 ? static_cast<std::uint64_t>(printed.st_size) : 0;
       if (send_message(socket, encode(reply), std::nullopt) != Transfer::done) _exit(0);
     }
   }

@@ -116,6 +116,7 @@ void fields(Io& io, R& r) requires std::is_same_v<std::remove_const_t<R>, Reply>
   io.item(r.status);
   io.string(r.damage);
   io.vectors(r.outputs);
+  io.item(r.printed);
 }
 
 // The fields a request carries as they are, in one order for both directions.

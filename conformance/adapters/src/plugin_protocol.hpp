@@ -51,6 +51,10 @@ struct Reply {
   std::int32_t status = -1;  // what the entry point returned, as an int (it may be garbage)
   std::string damage;         // empty when every buffer is as it should be, else what went wrong
   std::vector<std::vector<unsigned char>> outputs;  // each output buffer after the call
+  // What the child's stdout and stderr hold once the call returned. The suite reads this reply
+  // while the child goes on with the batch's next call, so the file may by then hold more: this
+  // says which call printed.
+  std::uint64_t printed = 0;
 };
 
 // What became of one request: the child's reply, or why there is none.
