@@ -13,19 +13,17 @@ namespace {
 
 using namespace posenc;
 
-std::size_t element_size(posenc_dtype t) { return t == POSENC_F64 ? 8 : t == POSENC_F32 ? 4 : 2; }
+std::size_t element_size(Format f) { return static_cast<std::size_t>(spec(f).width) / 8; }
 
-bool valid_dtype(posenc_dtype t) { return t >= POSENC_F64 && t <= POSENC_F16; }
-
-void put(const Rounded& r, posenc_dtype t, void* out, std::size_t index) {
-  const std::uint64_t bits = r.bits_of(static_cast<Format>(t));
-  std::memcpy(static_cast<unsigned char*>(out) + index * element_size(t), &bits, element_size(t));
+void put(const Rounded& r, Format f, void* out, std::size_t index) {
+  const std::uint64_t bits = r.bits_of(f);
+  std::memcpy(static_cast<unsigned char*>(out) + index * element_size(f), &bits, element_size(f));  // little-endian
 }
 
-double get(const void* in, posenc_dtype t, std::size_t index) {
+double get(const void* in, Format f, std::size_t index) {
   std::uint64_t bits = 0;
-  std::memcpy(&bits, static_cast<const unsigned char*>(in) + index * element_size(t), element_size(t));
-  return to_double(static_cast<Format>(t), bits);
+  std::memcpy(&bits, static_cast<const unsigned char*>(in) + index * element_size(f), element_size(f));
+  return to_double(f, bits);
 }
 
 // Runs body; posenc's validation errors become POSENC_INVALID_PARAMETERS.
@@ -52,15 +50,16 @@ const posenc_plugin_info* posenc_plugin_query(void) { return &kInfo; }
 posenc_status posenc_rope_apply(const posenc_rope_params* a, posenc_dtype dtype, int64_t n_tokens, int64_t n_heads,
                                 const int64_t* positions, const void* x, int64_t x_token_stride, int64_t x_head_stride,
                                 void* y, int64_t y_token_stride, int64_t y_head_stride) {
-  if (!a || !valid_dtype(dtype) || n_tokens < 0 || n_heads < 1) return POSENC_INVALID_PARAMETERS;
+  if (!a || n_tokens < 0 || n_heads < 1) return POSENC_INVALID_PARAMETERS;
   return guarded([&] {
+    const Format f = plugin::from_abi(dtype);
     const RopeParams p = plugin::from_abi(*a);
     validate(p);
     if (n_tokens > 0 && (!positions || !x || !y)) throw InvalidParameter("positions, x, y", "null", "non-null pointers");
     // Strides and aliasing (SPEC.md section 8): rows of y disjoint, y either x itself (in place,
     // same strides) or separate from it.
-    const StridedView x_view{"x", x, n_tokens, n_heads, p.head_dim, x_token_stride, x_head_stride, element_size(dtype)};
-    const StridedView y_view{"y", y, n_tokens, n_heads, p.head_dim, y_token_stride, y_head_stride, element_size(dtype)};
+    const StridedView x_view{"x", x, n_tokens, n_heads, p.head_dim, x_token_stride, x_head_stride, element_size(f)};
+    const StridedView y_view{"y", y, n_tokens, n_heads, p.head_dim, y_token_stride, y_head_stride, element_size(f)};
     check_view(x_view, "x_token_stride", "x_head_stride", false);
     check_view(y_view, "y_token_stride", "y_head_stride", true);
     if (x != y || x_token_stride != y_token_stride || x_head_stride != y_head_stride) check_disjoint(x_view, y_view);
@@ -71,10 +70,10 @@ posenc_status posenc_rope_apply(const posenc_rope_params* a, posenc_dtype dtype,
       for (int64_t h = 0; h < n_heads; ++h) {
         std::vector<double> v(d);
         const auto in = static_cast<std::size_t>(t * x_token_stride + h * x_head_stride);
-        for (std::size_t j = 0; j < d; ++j) v[j] = get(x, dtype, in + j);
+        for (std::size_t j = 0; j < d; ++j) v[j] = get(x, f, in + j);
         const auto r = reference::rope_rotate(p, pos, v);
         const auto at = static_cast<std::size_t>(t * y_token_stride + h * y_head_stride);
-        for (std::size_t j = 0; j < d; ++j) put(r[j], dtype, y, at + j);
+        for (std::size_t j = 0; j < d; ++j) put(r[j], f, y, at + j);
       }
     }
   });
@@ -82,14 +81,15 @@ posenc_status posenc_rope_apply(const posenc_rope_params* a, posenc_dtype dtype,
 
 posenc_status posenc_rope_table(const posenc_rope_params* a, posenc_dtype dtype, int64_t n_positions,
                                 const int64_t* positions, void* out) {
-  if (!a || !valid_dtype(dtype) || n_positions < 0) return POSENC_INVALID_PARAMETERS;
+  if (!a || n_positions < 0) return POSENC_INVALID_PARAMETERS;
   return guarded([&] {
+    const Format f = plugin::from_abi(dtype);
     const RopeParams p = plugin::from_abi(*a);
     validate(p);
     const auto axes = static_cast<std::size_t>(p.position_axes());
     for (int64_t i = 0; i < n_positions; ++i) {
       const auto row = reference::rope_table_row(p, {positions + static_cast<std::size_t>(i) * axes, axes});
-      for (std::size_t j = 0; j < row.size(); ++j) put(row[j], dtype, out, static_cast<std::size_t>(i) * row.size() + j);
+      for (std::size_t j = 0; j < row.size(); ++j) put(row[j], f, out, static_cast<std::size_t>(i) * row.size() + j);
     }
   });
 }
@@ -105,51 +105,55 @@ posenc_status posenc_rope_frequencies(const posenc_rope_params* a, double* inv_f
 
 posenc_status posenc_sinusoidal_table(const posenc_sinusoidal_params* a, posenc_dtype dtype, int64_t n_positions,
                                       const int64_t* positions, void* out) {
-  if (!a || !valid_dtype(dtype) || n_positions < 0) return POSENC_INVALID_PARAMETERS;
+  if (!a || n_positions < 0) return POSENC_INVALID_PARAMETERS;
   return guarded([&] {
+    const Format f = plugin::from_abi(dtype);
     const SinusoidalParams p = plugin::from_abi(*a);
     for (int64_t i = 0; i < n_positions; ++i) {
       const auto row = reference::sinusoidal_row(p, positions[i]);
-      for (std::size_t j = 0; j < row.size(); ++j) put(row[j], dtype, out, static_cast<std::size_t>(i) * row.size() + j);
+      for (std::size_t j = 0; j < row.size(); ++j) put(row[j], f, out, static_cast<std::size_t>(i) * row.size() + j);
     }
   });
 }
 
 posenc_status posenc_sinusoidal_embed(const posenc_sinusoidal_params* a, posenc_dtype dtype, int64_t n_positions,
                                       const int64_t* positions, const void* x, void* out) {
-  if (!a || !valid_dtype(dtype) || n_positions < 0) return POSENC_INVALID_PARAMETERS;
+  if (!a || n_positions < 0) return POSENC_INVALID_PARAMETERS;
   return guarded([&] {
+    const Format f = plugin::from_abi(dtype);
     const SinusoidalParams p = plugin::from_abi(*a);
     validate(p);
     const auto d = static_cast<std::size_t>(p.d_model);
     for (int64_t i = 0; i < n_positions; ++i) {
       std::vector<double> v(d);
-      for (std::size_t j = 0; j < d; ++j) v[j] = get(x, dtype, static_cast<std::size_t>(i) * d + j);
+      for (std::size_t j = 0; j < d; ++j) v[j] = get(x, f, static_cast<std::size_t>(i) * d + j);
       const auto row = reference::sinusoidal_embed(p, positions[i], v);
-      for (std::size_t j = 0; j < d; ++j) put(row[j], dtype, out, static_cast<std::size_t>(i) * d + j);
+      for (std::size_t j = 0; j < d; ++j) put(row[j], f, out, static_cast<std::size_t>(i) * d + j);
     }
   });
 }
 
 posenc_status posenc_alibi_slopes(const posenc_alibi_params* a, posenc_dtype dtype, void* out) {
-  if (!a || !valid_dtype(dtype)) return POSENC_INVALID_PARAMETERS;
+  if (!a) return POSENC_INVALID_PARAMETERS;
   return guarded([&] {
+    const Format f = plugin::from_abi(dtype);
     const auto s = reference::alibi_slopes(plugin::from_abi(*a));
-    for (std::size_t h = 0; h < s.size(); ++h) put(s[h], dtype, out, h);
+    for (std::size_t h = 0; h < s.size(); ++h) put(s[h], f, out, h);
   });
 }
 
 posenc_status posenc_alibi_bias(const posenc_alibi_params* a, posenc_dtype dtype, int64_t n_queries,
                                 const int64_t* query_positions, int64_t n_keys, const int64_t* key_positions,
                                 void* out) {
-  if (!a || !valid_dtype(dtype) || n_queries < 0 || n_keys < 0) return POSENC_INVALID_PARAMETERS;
+  if (!a || n_queries < 0 || n_keys < 0) return POSENC_INVALID_PARAMETERS;
   return guarded([&] {
+    const Format f = plugin::from_abi(dtype);
     const AlibiParams p = plugin::from_abi(*a);
     validate(p);
     std::size_t k = 0;
     for (int64_t h = 0; h < p.n_heads; ++h) {
       for (int64_t i = 0; i < n_queries; ++i) {
-        for (int64_t j = 0; j < n_keys; ++j) put(reference::alibi_bias(p, h, query_positions[i], key_positions[j]), dtype, out, k++);
+        for (int64_t j = 0; j < n_keys; ++j) put(reference::alibi_bias(p, h, query_positions[i], key_positions[j]), f, out, k++);
       }
     }
   });
@@ -157,18 +161,19 @@ posenc_status posenc_alibi_bias(const posenc_alibi_params* a, posenc_dtype dtype
 
 posenc_status posenc_learned_lookup(int64_t max_positions, int64_t dim, posenc_dtype dtype, const void* table,
                                     int64_t n_positions, const int64_t* positions, void* out) {
-  if (!valid_dtype(dtype) || n_positions < 0) return POSENC_INVALID_PARAMETERS;
+  if (n_positions < 0) return POSENC_INVALID_PARAMETERS;
   return guarded([&] {
+    const Format f = plugin::from_abi(dtype);
     const LearnedParams p{max_positions, dim};
     validate(p);
     for (int64_t i = 0; i < n_positions; ++i) validate_learned_position(p, positions[i]);
     const auto d = static_cast<std::size_t>(dim);
     for (int64_t i = 0; i < n_positions; ++i) {
       for (std::size_t j = 0; j < d; ++j) {
-        const double v = get(table, dtype, static_cast<std::size_t>(positions[i]) * d + j);
-        std::uint64_t bits = *exact_bits(static_cast<Format>(dtype), v);
-        std::memcpy(static_cast<unsigned char*>(out) + (static_cast<std::size_t>(i) * d + j) * element_size(dtype), &bits,
-                    element_size(dtype));
+        const double v = get(table, f, static_cast<std::size_t>(positions[i]) * d + j);
+        std::uint64_t bits = *exact_bits(f, v);
+        std::memcpy(static_cast<unsigned char*>(out) + (static_cast<std::size_t>(i) * d + j) * element_size(f), &bits,
+                    element_size(f));
       }
     }
   });

@@ -1,13 +1,30 @@
 #pragma once
-// posenc/plugin.h parameter structs back to posenc's own definitions (for plugins written on top
-// of posenc). The reverse of the suite's conversion; validation is left to posenc's validate().
+// posenc's parameter structs and formats to the C ABI's (posenc/plugin.h) and back: the one
+// conversion the suite's plugin adapter and the plugins written on top of posenc share.
+// to_abi only translates (validation is posenc's validate()); from_abi also refuses an
+// enum-valued int outside its range, naming the ABI field, since no C++ value can hold it.
+#include "posenc/formats.hpp"
 #include "posenc/params.hpp"
 #include "posenc/plugin.h"
 
 namespace posenc::plugin {
 
+// The result's scaling.short_factor and scaling.long_factor point into p.scaling's vectors (null
+// when empty): p must outlive the struct and stay unchanged while it is used. M-RoPE sections
+// past the ABI's four are not carried; n_axes still counts them, so a plugin sees n_axes > 4
+// and must refuse it (from_abi does).
+posenc_rope_params to_abi(const RopeParams& p);
+posenc_sinusoidal_params to_abi(const SinusoidalParams& p);
+posenc_alibi_params to_abi(const AlibiParams& p);
+posenc_dtype to_abi(Format f);
+
+// InvalidParameter for an out-of-range enum-valued int (rope.layout, rope.partial, rope.n_axes,
+// rope.scaling.kind, sinusoidal.layout, sinusoidal.frequencies, alibi.mode, dtype) or a negative
+// or null factor array, e.g. "invalid rope.layout = 7: must be 0 (interleaved) or 1 (half)".
+// rope.inverse and rope.scaling.truncate are flags: nonzero means set (plugin.h).
 RopeParams from_abi(const posenc_rope_params& a);
 SinusoidalParams from_abi(const posenc_sinusoidal_params& a);
 AlibiParams from_abi(const posenc_alibi_params& a);
+Format from_abi(posenc_dtype t);
 
 }  // namespace posenc::plugin

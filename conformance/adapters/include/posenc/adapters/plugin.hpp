@@ -1,31 +1,36 @@
 #pragma once
-// An implementation loaded from a shared library through the C ABI (posenc/plugin.h). Every case
-// runs in a child process: the library is loaded there, every buffer it is handed sits between
-// guard pages, inputs are checked unchanged and outputs pre-filled with NaN, and a crash, a hang
-// past the timeout, a write outside its buffers or an unknown status fails that case (naming the
-// tcId) while the rest of the suite goes on. A plugin must not print (anything on its stdout or
-// stderr fails the call; past 1 MiB it is stopped) and may map at most memory_limit_mib more
-// memory per call (its address space is capped there).
+// An implementation loaded from a shared library through the C ABI (posenc/plugin.h). The library
+// is loaded in a child process, kept across calls and replaced after any failure: every buffer it
+// is handed sits between guard pages, inputs are checked unchanged and outputs pre-filled with
+// NaN, and a crash, a hang past the timeout, a write outside its buffers or an unknown status
+// fails that call (naming the tcId) while the rest of the suite goes on. A plugin must not print
+// (anything on its stdout or stderr fails the call; past 1 MiB it is stopped) and may map at most
+// memory_limit_mib more memory during a call (its address space is capped there).
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "posenc/judge/implementation.hpp"
 
 namespace posenc::conformance {
 
+class ChildProcess;
+
 class PluginImplementation final : public Implementation {
  public:
-  // Loads the library once in a child process to read its posenc_plugin_query; a library that
+  // Starts the child, which loads the library and reads its posenc_plugin_query; a library that
   // cannot be loaded, lacks the query, or was built for another ABI version is refused (Error).
   explicit PluginImplementation(std::string path, double timeout_seconds = 10.0, std::size_t memory_limit_mib = 4096);
+  ~PluginImplementation() override;
   std::string name() const override { return name_; }
   std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) override;
 
  private:
   std::string path_;
   std::string name_;
-  double timeout_seconds_;
-  std::size_t memory_budget_;  // bytes
+  std::uint32_t exports_ = 0;  // the entry points the library exports (entry_points.hpp)
+  std::unique_ptr<ChildProcess> child_;
 };
 
 }  // namespace posenc::conformance
