@@ -62,7 +62,7 @@ done
 for option in --impl --profile --bound --vectors --filter --formats --report --junit --html --seed --property-cases --timeout; do
   expect_output "conform --help documents $option" "$option" "$posenc" conform --help
 done
-vectors=$(dirname "$0")/../vectors
+vectors=$(dirname "$0")/../../vectors
 cases=$(awk '!/^#/ {n += $2; f += 1} END {print f " files, " n " cases"}' "$vectors/MANIFEST")
 expect_output "list: $cases as MANIFEST says" "$cases" "$posenc" list --vectors "$vectors"
 expect_output "list: RoPE scalings" "none, linear, ntk, dynamic, yarn, llama3, longrope" "$posenc" list --vectors "$vectors"

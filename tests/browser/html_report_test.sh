@@ -41,7 +41,7 @@ check "a report whose verdict was edited is refused" bash -c \
 sed 's/"schema": "posenc-report-1"/"schema": "posenc-report-9"/' "$out/fast.json" >"$out/future.json"
 check "an unknown report schema is refused" bash -c \
   "! '$posenc' compare '$out/future.json' 2>'$out/err' && grep -q 'unknown report schema' '$out/err'"
-check "a vector file is not a report" bash -c "! '$posenc' compare '$here/../vectors/rope/none.json' 2>/dev/null"
+check "a vector file is not a report" bash -c "! '$posenc' compare '$here/../../vectors/rope/none.json' 2>/dev/null"
 
 echo "$fails failed"
 test "$fails" = 0
