@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The sanitizer runs (make sanitize). Any sanitizer report fails a test.
 # - build-asan/ (scripts/configure-asan.sh): ONE clang build with ASan and UBSan that serves both
-#   this run and the libFuzzer targets (make fuzz). It runs every CTest test (the plugin tests in full, the fuzz replays instrumented like the
-#   fuzzers) but two: the headless-Chromium page check (not configured there) and the
-#   install-and-consume test, whose consumers would have to link the sanitizer runtime; both run
-#   in `make test`, and the C++ they exercise (reports, compare, the plugin and results routes)
-#   runs here in the cli, verify, plugin and suite tests. CTEST_ARGS selects tests (e.g. "-L hostile", "-LE plugins").
-# - build-tsan/: GCC with -fsanitize=thread, only the multi-threaded fast tests (posenc_fast_tests).
+#   this run and the libFuzzer targets (make fuzz). It runs every CTest test (the plugin tests in
+#   full, the fuzz replays instrumented like the fuzzers) but two: the headless-Chromium page
+#   check (not configured there) and the install-and-consume test, whose consumers would have to
+#   link the sanitizer runtime; both run in `make test`, and the C++ they exercise (reports,
+#   compare, the plugin and results routes) runs here in the cli, verify, plugin and suite tests.
+#   CTEST_ARGS selects tests (e.g. "-L hostile", "-LE plugins").
+# - build-tsan/: GCC with -fsanitize=thread; only the multi-threaded fast tests are built and run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
