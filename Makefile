@@ -1,47 +1,68 @@
-# The two entry points of the README. Each installs what is missing, configures, builds and runs.
+# The two entry points of the README, and CI's other steps. Each installs the Debian packages it
+# needs that are missing (scripts/install-deps.sh TARGET), configures (cmake's output shown only
+# when it fails), builds what it runs, and runs it.
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 # OFF skips the HTML report's headless-Chromium test and the browser it needs (~300 MB).
 BROWSER_TEST ?= ON
+# ON makes warnings errors (CI exports POSENC_WERROR=ON; scripts/ read it too).
+POSENC_WERROR ?= OFF
+export POSENC_WERROR
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+CONFIGURE = scripts/configure.sh $(BUILD_DIR) $(CMAKE_FLAGS) -DPOSENC_WERROR=$(POSENC_WERROR)
+# A first configure for the CLI alone leaves the tests (and GoogleTest) out; once `make test` has
+# turned them on, `make conform` keeps them.
+NO_TESTS = $(if $(wildcard $(BUILD_DIR)/CMakeCache.txt),,-DBUILD_TESTING=OFF)
 
-.PHONY: all deps configure build conform test sanitize fuzz bench vectors clean
+.PHONY: all build conform test sanitize fuzz bench vectors clean
 
 all: build
 
-deps:
-	@POSENC_BROWSER_TEST=$(BROWSER_TEST) scripts/install-deps.sh
-
-configure: deps
-	@cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS) -DPOSENC_BROWSER_TEST=$(BROWSER_TEST) >/dev/null
-
-build: configure
+build:
+	@scripts/install-deps.sh conform
+	@$(CONFIGURE) $(NO_TESTS)
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # Main job: the conformance suite on the shipped vectors, run on the built-in fast implementation
 # (the best ISA path here, or POSENC_ISA) under the strict profile.
-conform: build
+conform:
+	@scripts/install-deps.sh conform
+	@$(CONFIGURE) $(NO_TESTS)
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target posenc
 	@$(BUILD_DIR)/posenc conform --impl fast --profile strict
 
-test: build
+# Every test (ctest -L LABEL in $(BUILD_DIR) runs one kind, see tests/CMakeLists.txt).
+test:
+	@POSENC_BROWSER_TEST=$(BROWSER_TEST) scripts/install-deps.sh test
+	@$(CONFIGURE) -DBUILD_TESTING=ON -DPOSENC_BROWSER_TEST=$(BROWSER_TEST)
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
-# ASan+UBSan build running every test (build-asan/), TSan build running the threaded fast tests.
-sanitize: deps
-	@scripts/sanitizers.sh
+# One clang build with ASan+UBSan (build-asan/) running every test, TSan on the threaded fast
+# tests (build-tsan/). CTEST_ARGS selects tests, e.g. CTEST_ARGS="-LE plugins" or "-L hostile".
+sanitize:
+	@scripts/install-deps.sh sanitize
+	@CTEST_ARGS="$(CTEST_ARGS)" scripts/sanitizers.sh
 
-# libFuzzer targets (clang) for FUZZ_SECONDS each (60 by default; longer on demand).
-FUZZ_SECONDS ?= 60
-fuzz: deps
+# The libFuzzer targets, from the same build-asan/, for FUZZ_SECONDS each (longer on demand).
+FUZZ_SECONDS ?= 30
+fuzz:
+	@scripts/install-deps.sh fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 # Speed of the fast path against copy bandwidth, naive loops and the reference, with a ratio table.
-bench: build
+bench:
+	@scripts/install-deps.sh bench
+	@$(CONFIGURE) $(NO_TESTS) -DPOSENC_BUILD_BENCH=ON
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target posenc_bench
 	@$(BUILD_DIR)/bench/posenc_bench
 
 # Regenerates the golden vectors and their MANIFEST from the reference (deterministic).
-vectors: build
+vectors:
+	@scripts/install-deps.sh conform
+	@$(CONFIGURE) $(NO_TESTS)
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target posenc
 	@$(BUILD_DIR)/posenc generate --out vectors
 
 clean:
-	rm -rf $(BUILD_DIR) build-asan build-tsan build-fuzz
+	rm -rf $(BUILD_DIR) build-asan build-tsan

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (fuzz/) with clang, ASan and UBSan in build-fuzz/ and runs each
-# for FUZZ_SECONDS (default 60) from its seed corpus: the shipped vector files up to 64 KB for
-# the vector-file reader, fuzz/corpus/NAME for the others, plus tests/fuzz_regressions/NAME.
+# The libFuzzer targets (fuzz/), linked in the sanitized clang build build-asan/
+# (scripts/configure-asan.sh; make sanitize has usually built everything else there), each run for
+# FUZZ_SECONDS (default 30) from its seed corpus: the shipped vector files up to 64 KB for the
+# vector-file reader, fuzz/corpus/NAME for the others, plus tests/fuzz_regressions/NAME.
 # Prints the executions each target ran clean. A crash fails the script; its input is left in
-# build-fuzz/crashes/NAME/ (add it to tests/fuzz_regressions/NAME/ with the fix).
+# build-asan/crashes/NAME/ (add it to tests/fuzz_regressions/NAME/ with the fix).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${FUZZ_SECONDS:-60}
-build=build-fuzz
+seconds=${FUZZ_SECONDS:-30}
+build=build-asan
 targets=(vector_file results_file cli_numbers plugin_abi)
 
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSENC_FUZZ=ON -DBUILD_TESTING=OFF \
-  -DPOSENC_BROWSER_TEST=OFF >/dev/null
+[ -f "$build/CMakeCache.txt" ] || scripts/configure-asan.sh
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/posenc_fuzz_}"
 
 mkdir -p "$build/seeds/vector_file"

@@ -1,36 +1,50 @@
 #!/usr/bin/env bash
-# Installs the Debian packages posenc builds with. Idempotent: installs only what is missing,
-# so `make test` on a prepared machine does not touch apt at all.
+# Installs the Debian packages one make target needs: scripts/install-deps.sh TARGET, TARGET one
+# of conform (the CLI: what every other target needs too), test, sanitize, fuzz, bench.
+# Installs only what is missing: one dpkg-query call answers for all, so a prepared machine does
+# not touch apt at all.
 set -euo pipefail
+target=${1:-conform}
 
+# The CLI and the libraries under it.
 packages=(
   build-essential cmake pkg-config
   libboost1.81-dev   # Boost.Multiprecision; 1.74 (Debian's default) predates the trig-accuracy fixes
   libmpfr-dev libgmp-dev
-  librapidcheck-dev libgtest-dev libbenchmark-dev
+  librapidcheck-dev  # the judge's property checks, which `posenc conform` runs
   nlohmann-json3-dev libcli11-dev libsleef-dev
-  libsimde-dev        # AVX-512 emulated on AVX2, to test that path on machines without it
-  libssl-dev          # SHA-256 of the vector files (vectors/MANIFEST)
+  libsimde-dev       # fast/ configures its AVX-512-emulated test library with it
+  libssl-dev         # SHA-256 of the vector files (vectors/MANIFEST)
+)
+tests=(
+  libgtest-dev
   python3-jsonschema  # validates the vector files against vectors/schema in the tests
   python3-numpy       # the seed 003 numpy RoPE example (examples/python) that writes a results file
-  clang libclang-rt-14-dev  # libFuzzer for the fuzz targets (make fuzz)
 )
+# The HTML report's browser test (POSENC_BROWSER_TEST=OFF skips it, and these, ~300 MB).
+browser=(chromium python3-pil)
+# The sanitized build and the libFuzzer targets: clang 16 (clang 14, Debian's default, has no
+# _Float16 on x86, which the tests and test plugins use).
+clang=(clang-16 libclang-rt-16-dev)
 
-# The HTML report's browser test (POSENC_BROWSER_TEST=OFF skips it, and these).
-if [ "${POSENC_BROWSER_TEST:-ON}" != "OFF" ]; then
-  packages+=(chromium python3-pil)
-fi
+case $target in
+  conform) ;;
+  test)
+    packages+=("${tests[@]}")
+    if [ "${POSENC_BROWSER_TEST:-ON}" != OFF ]; then packages+=("${browser[@]}"); fi ;;
+  sanitize) packages+=("${tests[@]}" "${clang[@]}") ;;
+  fuzz) packages+=("${tests[@]}" "${clang[@]}") ;;
+  bench) packages+=(libbenchmark-dev) ;;
+  *) echo "install-deps.sh: unknown target '$target' (conform, test, sanitize, fuzz, bench)" >&2; exit 2 ;;
+esac
 
+# (dpkg-query fails when any package is unknown to dpkg; the others are still listed.)
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null | awk '/install ok installed/ {print $1}' || true)
 missing=()
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
+  grep -qxF "$p" <<<"$installed" || missing+=("$p")
 done
-
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
+[ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "posenc: missing Debian packages: ${missing[*]}" >&2

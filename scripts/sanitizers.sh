@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# The second and third build configurations: AddressSanitizer + UndefinedBehaviorSanitizer (no
-# recovery) running the test suite in build-asan/, and ThreadSanitizer running the
-# multi-threaded fast-path tests in build-tsan/. Any sanitizer report fails a test.
-# Under ASan two tests are left out: the headless-Chromium check of the HTML page and the
-# install-and-consume test (its consumers would have to link the sanitizer runtime); both run
-# in `make test`, and the C++ they exercise (reports, compare, the plugin and results routes) is
-# covered under ASan by the cli, verify, plugin and conform tests. The time saved keeps CI short.
+# The sanitizer runs (make sanitize). Any sanitizer report fails a test.
+# - build-asan/ (scripts/configure-asan.sh): ONE clang build with ASan and UBSan that serves both
+#   this run and the libFuzzer targets (make fuzz). It runs every CTest test (the plugin tests in
+#   full, the fuzz replays instrumented like the fuzzers) but two: the headless-Chromium page
+#   check (not configured there) and the install-and-consume test, whose consumers would have to
+#   link the sanitizer runtime; both run in `make test`, and the C++ they exercise (reports,
+#   compare, the plugin and results routes) runs here in the cli, verify, plugin and suite tests.
+#   CTEST_ARGS selects tests (e.g. "-L hostile", "-LE plugins").
+# - build-tsan/: GCC with -fsanitize=thread; only the multi-threaded fast tests are built and run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+werror=${POSENC_WERROR:-OFF}
 
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSENC_SANITIZE=ON -DPOSENC_BROWSER_TEST=OFF >/dev/null
+scripts/configure-asan.sh
 cmake --build build-asan -j "$jobs"
-(cd build-asan && ctest --output-on-failure -j "$jobs" -E '^readme_routes_installed$')
+# shellcheck disable=SC2086  # CTEST_ARGS is a list of ctest options
+(cd build-asan && ctest --output-on-failure -j "$jobs" -E '^readme_routes_installed$' ${CTEST_ARGS:-})
 
-cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSENC_TSAN=ON -DPOSENC_BROWSER_TEST=OFF >/dev/null
+scripts/configure.sh build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSENC_TSAN=ON -DPOSENC_BROWSER_TEST=OFF \
+  -DPOSENC_WERROR="$werror"
 cmake --build build-tsan -j "$jobs" --target posenc_fast_tests
 (cd build-tsan && ctest --output-on-failure -R '^fast_paths$')

@@ -8,11 +8,9 @@ posenc=$1 plugins=$2 chromium=$3 python=$4
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-fails=0
-check() {  # name, command...
-  local name=$1; shift
-  if "$@" >"$out/log" 2>&1; then echo "ok   $name"; else echo "FAIL $name"; cat "$out/log"; fails=$((fails + 1)); fi
-}
+source "$here/../lib/expect.sh"
+# check NAME COMMAND...: COMMAND must succeed.
+check() { local name=$1; shift; expect "$name" 0 "" "$@"; }
 
 "$posenc" conform --impl fast --property-cases 20 --report "$out/fast.json" --html "$out/fast.html" >/dev/null 2>&1
 # The mutant fails: conform exits 1, and its report names failing properties with counterexamples.
@@ -41,7 +39,6 @@ check "a report whose verdict was edited is refused" bash -c \
 sed 's/"schema": "posenc-report-1"/"schema": "posenc-report-9"/' "$out/fast.json" >"$out/future.json"
 check "an unknown report schema is refused" bash -c \
   "! '$posenc' compare '$out/future.json' 2>'$out/err' && grep -q 'unknown report schema' '$out/err'"
-check "a vector file is not a report" bash -c "! '$posenc' compare '$here/../vectors/rope/none.json' 2>/dev/null"
+check "a vector file is not a report" bash -c "! '$posenc' compare '$here/../../vectors/rope/none.json' 2>/dev/null"
 
-echo "$fails failed"
-test "$fails" = 0
+expect_summary

@@ -273,7 +273,8 @@ TEST(Conform, PropertiesHoldForTheReferenceAndCatchAnOffByOne) {
 }
 
 TEST(Conform, TamperedVectorsAreRefused) {
-  const auto dir = std::filesystem::temp_directory_path() / "posenc_tampered_vectors";
+  // In this build's own folder: build/ and build-asan/ may run this test at the same time.
+  const auto dir = std::filesystem::path(POSENC_TEST_SCRATCH_DIR) / "tampered_vectors";
   std::filesystem::remove_all(dir);
   std::filesystem::copy(kVectors, dir, std::filesystem::copy_options::recursive);
   {

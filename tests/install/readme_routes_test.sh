@@ -12,21 +12,11 @@ source_dir=$(cd "$(dirname "$readme")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export PREFIX=$tmp/prefix
-fails=0
-expect() {  # name, expected exit status, text the output must contain, command...
-  local name=$1 want=$2 text=$3; shift 3
-  local status=0
-  "$@" >"$tmp/log" 2>&1 || status=$?
-  if [ "$status" = "$want" ] && grep -q -- "$text" "$tmp/log"; then
-    echo "ok   $name"
-  else
-    echo "FAIL $name (exit $status, wanted $want and '$text')"; tail -30 "$tmp/log"; fails=$((fails + 1))
-  fi
-}
+source "$source_dir/tests/lib/expect.sh"
 
 cmake --install "$build" --prefix "$PREFIX" >/dev/null
-expect "installed CLI finds the installed vectors" 0 "vector files in $PREFIX/share/posenc/vectors" "$PREFIX/bin/posenc" list
-expect "installed MANIFEST and schemas" 0 "rope.schema.json" ls "$PREFIX/share/posenc/vectors/MANIFEST" \
+expect --regex "installed CLI finds the installed vectors" 0 "vector files in $PREFIX/share/posenc/vectors" "$PREFIX/bin/posenc" list
+expect --regex "installed MANIFEST and schemas" 0 "rope.schema.json" ls "$PREFIX/share/posenc/vectors/MANIFEST" \
   "$PREFIX/share/posenc/vectors/schema/rope.schema.json"
 
 mkdir "$tmp/work"
@@ -42,13 +32,13 @@ for name, body in snippets:
 print("extracted", len(snippets), "snippets")
 PY
 cd "$tmp/work"
-expect "C plugin route: CONFORMANT under standard" 0 "^CONFORMANT" bash -e plugin-route.sh
-expect "C plugin route: its HTML report" 0 "error-plot" cat myrope.html
-expect "C plugin route: the same plugin fails strict" 1 "NOT CONFORMANT" \
+expect --regex "C plugin route: CONFORMANT under standard" 0 "^CONFORMANT" bash -e plugin-route.sh
+expect --regex "C plugin route: its HTML report" 0 "error-plot" cat myrope.html
+expect --regex "C plugin route: the same plugin fails strict" 1 "NOT CONFORMANT" \
   "$PREFIX/bin/posenc" conform --impl ./libmyrope.so --profile strict --property-cases 0
-expect "Python route: CONFORMANT under standard" 0 "^CONFORMANT" bash -e python-route.sh
-expect "C++ route: find_package and pkg-config builds both CONFORMANT" 0 "^CONFORMANT" bash -e cpp-route.sh
-test "$(grep -c '^CONFORMANT' "$tmp/log")" = 2 || { echo "FAIL C++ route: expected two CONFORMANT runs"; fails=$((fails + 1)); }
+expect --regex "Python route: CONFORMANT under standard" 0 "^CONFORMANT" bash -e python-route.sh
+expect --regex "C++ route: find_package and pkg-config builds both CONFORMANT" 0 "^CONFORMANT" bash -e cpp-route.sh
+test "$(grep -c '^CONFORMANT' <<<"$expect_output")" = 2 || fail "C++ route: expected two CONFORMANT runs"
 # The vectors layer alone, with CMake and with pkg-config.
 mkdir "$tmp/reader" && cd "$tmp/reader"
 cp "$source_dir/examples/cpp/read_vectors.cpp" .
@@ -61,19 +51,18 @@ find_package(posenc 0.1 CONFIG REQUIRED)
 add_executable(reader read_vectors.cpp)
 target_link_libraries(reader PRIVATE posenc::vectors)
 CMAKE
-expect "vectors-only consumer builds with posenc::vectors and reads the vectors" 0 "max abs error" \
+expect --regex "vectors-only consumer builds with posenc::vectors and reads the vectors" 0 "max abs error" \
   bash -ec 'cmake -S . -B build -DCMAKE_PREFIX_PATH="$PREFIX" && cmake --build build && build/reader'
 link=$(cat build/CMakeFiles/reader.dir/link.txt)
 pc_libs=$(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --libs --static posenc-vectors)
 for line in "CMake: $link" "pkg-config: $pc_libs"; do
   if grep -qiE 'rapidcheck|sleef|mpfr|posenc_judge|posenc_fast|posenc_reference' <<<"$line"; then
-    echo "FAIL vectors-only link line pulls in more than the vectors layer: $line"; fails=$((fails + 1))
+    fail "vectors-only link line pulls in more than the vectors layer: $line"
   else
-    echo "ok   vectors-only link line (${line%%:*}) has no judge, reference, fast, RapidCheck, SLEEF or MPFR"
+    ok "vectors-only link line (${line%%:*}) has no judge, reference, fast, RapidCheck, SLEEF or MPFR"
   fi
 done
-expect "vectors-only consumer builds with pkg-config posenc-vectors" 0 "max abs error" \
+expect --regex "vectors-only consumer builds with pkg-config posenc-vectors" 0 "max abs error" \
   bash -ec 'c++ -O1 read_vectors.cpp $(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --cflags --libs posenc-vectors) -o reader_pc && ./reader_pc'
 
-echo "$fails failed"
-test "$fails" = 0
+expect_summary

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Configures build-asan/, the one sanitized build (scripts/sanitizers.sh runs its tests,
+# scripts/fuzz.sh its libFuzzer targets): clang 16, everything with
+# -fsanitize=fuzzer-no-link,address,undefined and no recovery (POSENC_FUZZ). -O1 with line tables
+# only: the instrumented heavy reference units compile in far less time than at -O2 -g, and
+# sanitizer reports still name file and line. No browser test (it checks rendering, which
+# `make test` does).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+flags="-O1 -gline-tables-only -DNDEBUG"
+CC=clang-16 CXX=clang++-16 scripts/configure.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$flags" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=$flags" \
+  -DPOSENC_FUZZ=ON -DBUILD_TESTING=ON -DPOSENC_BROWSER_TEST=OFF -DPOSENC_WERROR="${POSENC_WERROR:-OFF}"

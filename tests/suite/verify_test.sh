@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `posenc verify` on a results file written by Python: the seed 003 numpy RoPE passes `standard`
+# in f64 and fails `strict` at long positions (its angle is formed in binary64); malformed
+# results files are refused with the entry named.
+set -u
+posenc="$1"
+source_dir="$2"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/../lib/expect.sh"
+/usr/bin/python3 "$source_dir/examples/python/seed003_results.py" "$source_dir/vectors" > "$out/seed003.json" ||
+  { echo "FAIL: the example did not run"; exit 1; }
+expect "seed 003 numpy RoPE passes standard" 0 "88 passed, 0 failed" "$posenc" verify --results "$out/seed003.json" --profile standard --filter rope/none
+expect "seed 003 numpy RoPE fails strict at long positions" 1 "position=16777217" "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none
+expect "report and junit written" 0 "CONFORMANT" "$posenc" verify --results "$out/seed003.json" --filter rope/none --profile standard \
+  --report "$out/report.json" --junit "$out/junit.xml"
+if grep -q '"conformant": true' "$out/report.json" && grep -q '<testsuites name="posenc conform"' "$out/junit.xml"; then
+  ok "report.json and junit.xml"
+else
+  fail "report files"
+fi
+# The report read back: compare's table and HTML page (the browser test renders such pages).
+compare=$("$posenc" compare "$out/report.json" "$out/report.json" --html "$out/both.html" 2>&1)
+if grep -q "rope/none.json" <<<"$compare" && [ "$(grep -c 'class="error-plot"' "$out/both.html")" = 1 ]; then
+  ok "compare reads the report back and draws its plot"
+else
+  fail "compare: $compare"
+fi
+echo '{"implementation": "x", "format": "f64", "results": [{"file": "rope/none.json", "tcId": 1, "values": ["1.5"]}]}' > "$out/bad.json"
+expect "a decimal where a hex float belongs" 2 "results[0].values[0]': expected a C99 hex float" "$posenc" verify --results "$out/bad.json"
+echo '{"implementation": "x", "format": "f32", "results": [{"file": "rope/none.json", "tcId": 1, "values": ["0x1.0000001p+0"]}]}' > "$out/bad.json"
+expect "a value not in the declared format" 2 "is not exactly representable in f32" "$posenc" verify --results "$out/bad.json"
+echo '{"implementation": "x", "format": "f64", "results": [{"file": "a", "tcId": 1, "status": "invalid"}, {"file": "a", "tcId": 1, "status": "invalid"}]}' > "$out/bad.json"
+expect "two results for one case" 2 "a second result for a tcId 1" "$posenc" verify --results "$out/bad.json"
+expect_summary

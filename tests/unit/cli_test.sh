@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The CLI's documented forms work and print what the README says; bad usage exits with status 2.
+set -u
+posenc="$1"
+source "$(dirname "$0")/../lib/expect.sh"
+
+q=0x1.017ed89db8441p-3,-0x1.0e8cfe9bd45ccp-3,0x1.47e57a468b06dp-1,0x1.adabbec84d4f0p-4,-0x1.1243418e643edp-1,0x1.7245f95ced1e6p-2,0x1.4dd2f26bd103cp+0,0x1.e4e7cbc69bca3p-1
+k=-0x1.684ffc1daaf28p-1,-0x1.43f2a959cc8bbp+0,-0x1.3f1dd4920f4fbp-1,0x1.528adc38b0ce3p-5,-0x1.299a9bc1a2383p+1,-0x1.c015d809d257ep-3,-0x1.3ef405142e27ep+0,-0x1.76ebbf28c26f7p-1
+
+# sin(2) = 0.9092974268256816953960198659117448427022549714478902683789... (OEIS A049469)
+expect "sinusoidal d=4 position 2 (exact sin 2)" 0 '"exact": "9.0929742682568169539601986591174484270225e-01"' \
+  "$posenc" eval sinusoidal --dim 4 --position 2 --json
+expect "sinusoidal json f64 of sin 2" 0 '"f64": "0x1.d18f6ead1b446p-1"' "$posenc" eval sinusoidal --dim 4 --position 2 --json
+expect "sinusoidal-dot seed 000" 0 '"exact": "2.4910209' "$posenc" eval sinusoidal-dot --dim 512 --positions 10,11 --json
+expect "rope seed 003 rotation" 0 '"family": "rope"' "$posenc" eval rope --head-dim 8 --position 5000 --x "$q" --json
+expect "rope-dot seed 003" 0 '"exact": "-1.763129' "$posenc" eval rope-dot --head-dim 8 --positions 3,1 --q "$q" --k "$k" --json
+expect "rope yarn table" 0 'cos[0]' "$posenc" eval rope --head-dim 64 --position 100000 --scaling yarn --factor 40 \
+  --original-max-positions 4096 --mscale 0.707 --mscale-all-dim 0.707
+expect "alibi slopes 12 heads" 0 '"name": "slope[11]"' "$posenc" eval alibi --heads 12 --json
+expect "alibi biases" 0 '"name": "bias[0]"' "$posenc" eval alibi --heads 12 --query-position 7 --key-position 2 --json
+expect "alibi slope 8 heads head 0 is 1/2" 0 '"f64": "0x1p-1"' "$posenc" eval alibi --heads 8 --head 0 --json
+
+expect --stderr "odd head_dim" 2 "invalid rope.head_dim = 7: must be an even integer >= 2" \
+  "$posenc" eval rope --head-dim 7 --position 1 --x 1,2,3,4,5,6,7
+expect --stderr "scaling option without scaling" 2 "invalid rope.scaling.factor = 4: must be absent for scaling 'none'" \
+  "$posenc" eval rope --head-dim 2 --position 1 --factor 4
+expect --stderr "bad number" 2 "invalid --position = 'abc'" "$posenc" eval sinusoidal --dim 4 --position abc
+expect --stderr "unknown option" 2 "--frobnicate" "$posenc" eval sinusoidal --dim 4 --position 1 --frobnicate
+expect --stderr "missing required option" 2 "--dim is required" "$posenc" eval sinusoidal --position 1
+expect --stderr "wrong vector length" 2 "invalid rope.x = (3 values): must be exactly 8 values" \
+  "$posenc" eval rope --head-dim 8 --position 1 --x 1,2,3
+expect --stderr "alibi zero heads" 2 "invalid alibi.n_heads = 0" "$posenc" eval alibi --heads 0
+expect --stderr "causal key after query" 2 "invalid alibi.key_position = 9" \
+  "$posenc" eval alibi --heads 4 --query-position 3 --key-position 9
+
+expect "conform: the reference is exact" 0 "CONFORMANT" "$posenc" conform --impl reference --profile exact --filter alibi
+expect --stderr "conform: unknown profile" 2 "invalid --profile = 'fuzzy'" "$posenc" conform --profile fuzzy
+expect --stderr "conform: missing vectors" 2 "/nonexistent/MANIFEST: cannot open" "$posenc" conform --vectors /nonexistent
+expect --stderr "conform: unknown implementation" 2 "invalid --impl = 'cuda'" "$posenc" conform --impl cuda
+
+# Everyday commands: the help names every subcommand the README uses, each subcommand's help
+# works, and `list` counts what MANIFEST lists.
+for sub in eval seeds generate list compare conform verify; do
+  expect "--help lists $sub" 0 "  $sub " "$posenc" --help
+  expect "$sub --help" 0 "Usage:" "$posenc" "$sub" --help
+done
+for option in --impl --profile --bound --vectors --filter --formats --report --junit --html --seed --property-cases --timeout; do
+  expect "conform --help documents $option" 0 "$option" "$posenc" conform --help
+done
+vectors="$2"
+cases=$(awk '!/^#/ {n += $2; f += 1} END {print f " files, " n " cases"}' "$vectors/MANIFEST")
+expect "list: $cases as MANIFEST says" 0 "$cases" "$posenc" list --vectors "$vectors"
+expect "list: RoPE scalings" 0 "none, linear, ntk, dynamic, yarn, llama3, longrope" "$posenc" list --vectors "$vectors"
+expect --stderr "compare: missing report" 2 "/nonexistent.json: cannot open" "$posenc" compare /nonexistent.json
+expect --stderr "list: missing vectors" 2 "/nonexistent/MANIFEST: cannot open" "$posenc" list --vectors /nonexistent
+
+# Tampered vector sets are refused, naming the file; --own-vectors trusts a folder's own MANIFEST.
+tampered=$(mktemp -d)
+trap 'rm -rf "$tampered"' EXIT
+fresh_copy() { rm -rf "$tampered/v"; cp -r "$vectors" "$tampered/v"; }
+fresh_copy
+echo " " >>"$tampered/v/alibi/slopes.json"
+expect --stderr "modified file refused" 2 "alibi/slopes.json: SHA-256 differs from MANIFEST" \
+  "$posenc" conform --vectors "$tampered/v" --filter alibi/slopes
+fresh_copy
+truncate -s 1000 "$tampered/v/rope/none.json"
+expect --stderr "truncated file refused" 2 "rope/none.json: SHA-256 differs from MANIFEST (modified or truncated" \
+  "$posenc" conform --vectors "$tampered/v" --filter rope/none
+fresh_copy
+cp "$tampered/v/alibi/slopes.json" "$tampered/v/alibi/mine.json"
+expect --stderr "extra file refused" 2 "alibi/mine.json: not listed in MANIFEST" "$posenc" conform --vectors "$tampered/v"
+fresh_copy
+# A file edited together with its MANIFEST line: only the shipped MANIFEST's own hash catches it.
+sed -i 's/"0x1p-8"/"0x1p-7"/' "$tampered/v/alibi/slopes.json"
+new_hash=$(sha256sum "$tampered/v/alibi/slopes.json" | cut -d' ' -f1)
+sed -i "s/^[0-9a-f]*\( .* alibi\/slopes.json\)$/$new_hash\1/" "$tampered/v/MANIFEST"
+expect --stderr "file and MANIFEST edited together refused" 2 "MANIFEST: SHA-256" \
+  "$posenc" conform --vectors "$tampered/v" --filter alibi/slopes
+expect --stderr "... and the message says how to run own vectors" 2 "--own-vectors runs on vectors of your own" \
+  "$posenc" list --vectors "$tampered/v"
+expect "--own-vectors trusts the folder (the edited slope now fails the reference)" 0 "NOT CONFORMANT" \
+  bash -c "'$posenc' conform --vectors '$tampered/v' --own-vectors --filter alibi/slopes --property-cases 0 --profile exact; true"
+
+expect_summary
