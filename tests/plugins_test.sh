@@ -23,10 +23,9 @@ check() {  # description, expected exit status, expected text, conform arguments
 # (Mutant and hostile checks below skip the property checks, --property-cases 0, to keep the test
 # short; the "property:" checks run them.)
 # Under the sanitizers (POSENC_PLUGINS_QUICK=1, set by the sanitizer build) only the NaN, hostile
-# and loading checks run: each plugin call forks the (sanitized, ~600 MB) suite, which makes the
-# whole-file reference comparisons and the mutant runs take hours there. They check verdicts,
-# which `make test` does; what a sanitizer can find, the suite's handling of misbehaving
-# children, is in the hostile checks.
+# and loading checks run: the whole-file reference comparisons and the mutant runs take about
+# 11 minutes more there. They check verdicts, which `make test` does; what a sanitizer can find,
+# the suite's handling of misbehaving children, is in the hostile checks.
 quick=${POSENC_PLUGINS_QUICK:-0}
 if [ "$quick" != 1 ]; then
 # Same verdict and the same per-file errors as the in-process reference. (Through the ABI the
