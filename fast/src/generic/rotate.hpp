@@ -16,7 +16,7 @@
 // its rounding: its lanes are binary32 results of bf16 inputs (low 16 bits zero) and finite
 // cos/sin, and such a result, if NaN, is an input NaN made quiet or the default NaN (IEEE 754
 // 6.2.3; x86 propagates an operand's payload), so adding at most 0x8000 cannot carry into its
-// exponent and its quiet bit is already set (tests/fast_test.cpp, non-finite inputs).
+// exponent and its quiet bit is already set (tests/fast/fast_test.cpp, non-finite inputs).
 // Internal linkage (anonymous namespace): each path's translation unit keeps its own copy, so the
 // linker can never hand one path's instructions to another.
 #include <cstdint>
