@@ -1,3 +1,3 @@
-#include "engine.hpp"
+#include "engine_impl.hpp"
 
 template struct posenc::ref::Engine<posenc::ref::MpfrLadder>;

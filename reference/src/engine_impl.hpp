@@ -1,0 +1,96 @@
+#pragma once
+// The definitions of Engine's members (engine.hpp): each runs one formula through the backend's
+// precision ladder until its rounding is certified (certify.hpp).
+#include <string>
+#include <type_traits>
+
+#include "engine.hpp"
+#include "posenc/reference/alibi.hpp"
+#include "posenc/reference/certify.hpp"
+#include "posenc/reference/rope.hpp"
+#include "posenc/reference/sinusoidal.hpp"
+
+namespace posenc::ref {
+
+namespace detail {
+template <class L, class F>
+std::vector<Rounded> run(F&& f, const std::string& what) {
+  return certify(L{}, std::forward<F>(f), what);
+}
+}  // namespace detail
+
+template <class L>
+std::vector<Rounded> Engine<L>::sinusoidal_row(const SinusoidalParams& p, std::int64_t position) {
+  return detail::run<L>([&]<class R>(std::type_identity<R>) { return ref::sinusoidal_row<R>(p, position); },
+                        "sinusoidal row at position " + std::to_string(position));
+}
+
+template <class L>
+std::vector<Rounded> Engine<L>::sinusoidal_embed(const SinusoidalParams& p, std::int64_t position,
+                                                 std::span<const double> x) {
+  return detail::run<L>([&]<class R>(std::type_identity<R>) { return ref::sinusoidal_embed<R>(p, position, x); },
+                        "sinusoidal embedding at position " + std::to_string(position));
+}
+
+template <class L>
+std::vector<Rounded> Engine<L>::sinusoidal_dot(const SinusoidalParams& p, std::int64_t a, std::int64_t b) {
+  return detail::run<L>([&]<class R>(std::type_identity<R>) {
+    return std::vector<Approx<R>>{ref::sinusoidal_dot<R>(p, a, b)};
+  }, "sinusoidal dot product");
+}
+
+template <class L>
+std::vector<Rounded> Engine<L>::rope_frequencies(const RopeParams& p) {
+  return detail::run<L>([&]<class R>(std::type_identity<R>) {
+    auto f = ref::rope_frequencies<R>(p);
+    f.inv_freq.push_back(f.attention_factor);
+    return f.inv_freq;
+  }, "rope frequencies");
+}
+
+template <class L>
+std::vector<Rounded> Engine<L>::rope_table_row(const RopeParams& p, std::span<const std::int64_t> pos) {
+  return detail::run<L>([&]<class R>(std::type_identity<R>) {
+    return ref::rope_table_row<R>(p, ref::rope_frequencies<R>(p), pos);
+  }, "rope table row");
+}
+
+template <class L>
+std::vector<Rounded> Engine<L>::rope_rotate(const RopeParams& p, std::span<const std::int64_t> pos,
+                                            std::span<const double> x) {
+  return detail::run<L>([&]<class R>(std::type_identity<R>) {
+    return ref::rope_rotate<R>(p, ref::rope_frequencies<R>(p), pos, x);
+  }, "rope rotation");
+}
+
+template <class L>
+std::vector<Rounded> Engine<L>::rope_dot(const RopeParams& p, std::span<const std::int64_t> m,
+                                         std::span<const std::int64_t> n, std::span<const double> q,
+                                         std::span<const double> k) {
+  return detail::run<L>([&]<class R>(std::type_identity<R>) {
+    return std::vector<Approx<R>>{ref::rope_dot<R>(p, ref::rope_frequencies<R>(p), m, n, q, k)};
+  }, "rope dot product");
+}
+
+template <class L>
+std::vector<Rounded> Engine<L>::alibi_slopes(const AlibiParams& p) {
+  return detail::run<L>([&]<class R>(std::type_identity<R>) { return ref::alibi_slopes<R>(p); }, "alibi slopes");
+}
+
+template <class L>
+std::vector<Rounded> Engine<L>::alibi_bias(const AlibiParams& p, std::int64_t h, std::int64_t i, std::int64_t j) {
+  return detail::run<L>([&]<class R>(std::type_identity<R>) {
+    return std::vector<Approx<R>>{ref::alibi_bias<R>(p, h, i, j)};
+  }, "alibi bias");
+}
+
+template <class L>
+std::vector<Rounded> Engine<L>::copy(std::span<const double> x) {
+  return detail::run<L>([&]<class R>(std::type_identity<R>) {
+    std::vector<Approx<R>> out;
+    for (double v : x) out.push_back(exact_double<R>(v));
+    return out;
+  }, "copy");
+}
+
+}  // namespace posenc::ref
