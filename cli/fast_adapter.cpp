@@ -60,8 +60,8 @@ std::vector<double> rotate(const cases::RopeRotate& r, DType d, fast::Isa isa) {
 }
 
 // The case's outputs in format f, or nothing when the fast path does not offer it: rotations in
-// every storage format, frequencies in binary64 (as derived) and f32, everything else in f32.
-// Dot products are not offered (the suite would only re-derive them from rotations).
+// every storage format, frequencies in binary64 (as derived) and f32, everything else but the dot
+// products (see fast_adapter.hpp) in f32.
 std::optional<std::vector<double>> outputs(const TypedCase& k, Format f, fast::Isa isa) {
   using Values = std::optional<std::vector<double>>;
   if (f != Format::f32 && !std::holds_alternative<cases::RopeRotate>(k) &&

@@ -6,6 +6,7 @@
 
 #include "posenc/abi/convert.hpp"
 #include "posenc/reference/rounding.hpp"
+#include "posenc/vectors/case_types.hpp"
 
 namespace posenc::conformance {
 namespace {
@@ -61,157 +62,161 @@ std::function<std::vector<double>(const Outputs&)> rows_or_their_dot(Format f, b
 
 Outcome unsupported(const std::string& why) { return {Status::unsupported, {}, why}; }
 
-std::size_t count(std::int64_t n) { return static_cast<std::size_t>(std::max<std::int64_t>(n, 0)); }
-
-// The ABI passes no lengths for x or positions (the parameters imply them), so a case whose
-// inputs have the wrong length cannot be put to a plugin.
-bool expressible(const VectorGroup& g, const VectorCase& c) {
-  if (const auto* p = std::get_if<RopeParams>(&g.params)) {
-    const bool rotate = g.type == CaseType::rope_rotate || g.type == CaseType::rope_dot;
-    return (!rotate || c.x.size() == count(p->head_dim)) &&
-           (g.type == CaseType::rope_frequencies || c.position.size() == count(p->position_axes()));
-  }
-  if (const auto* p = std::get_if<SinusoidalParams>(&g.params)) {
-    return g.type != CaseType::sinusoidal_embed || c.x.size() == count(p->d_model);
-  }
-  if (const auto* p = std::get_if<LearnedParams>(&g.params)) {
-    return p->max_positions < 0 || p->dim < 0 || g.table.size() == static_cast<std::size_t>(p->max_positions * p->dim);
-  }
-  return true;
-}
-
-std::optional<EntryPoint> entry_for(CaseType t) {
-  switch (t) {
-    case CaseType::rope_rotate:
-    case CaseType::rope_dot: return EntryPoint::rope_apply;
-    case CaseType::rope_table: return EntryPoint::rope_table;
-    case CaseType::rope_frequencies: return EntryPoint::rope_frequencies;
-    case CaseType::sinusoidal_row:
-    case CaseType::sinusoidal_dot: return EntryPoint::sinusoidal_table;
-    case CaseType::sinusoidal_embed: return EntryPoint::sinusoidal_embed;
-    case CaseType::alibi_slopes: return EntryPoint::alibi_slopes;
-    case CaseType::alibi_bias: return EntryPoint::alibi_bias;
-    case CaseType::learned_lookup: return EntryPoint::learned_lookup;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::variant<Outcome, PreparedCall> prepare(const VectorGroup& g, const VectorCase& c, Format f, std::uint32_t exports) {
-  if (!expressible(g, c)) return unsupported("inputs of the wrong length cannot be passed through the ABI");
-  const std::optional<EntryPoint> entry = entry_for(g.type);
-  if (!entry) return unsupported("unknown case type");
-  if (!(exports & bit_of(*entry))) return unsupported(std::string("no ") + symbol_of(*entry));
+  using Prepared = std::variant<Outcome, PreparedCall>;
   const auto not_representable = unsupported("inputs not representable in " + std::string(to_string(f)));
-  PreparedCall call;
-  call.tc_id = c.tc_id;
-  Request& r = call.request;
-  r.entry = *entry;
-  r.dtype = plugin::to_abi(f);
+  const auto wrong_length = unsupported("inputs of the wrong length cannot be passed through the ABI");
+  // A call of `entry` in f, or why there is none.
+  const auto call_of = [&](EntryPoint entry) -> std::optional<PreparedCall> {
+    if (!(exports & bit_of(entry))) return std::nullopt;
+    PreparedCall call;
+    call.tc_id = c.tc_id;
+    call.request.entry = entry;
+    call.request.dtype = plugin::to_abi(f);
+    return call;
+  };
+  const auto no_entry = [](EntryPoint entry) { return unsupported(std::string("no ") + symbol_of(entry)); };
   const auto decoded = [f](const Outputs& out) { return load(out.at(0), f); };
-  switch (g.type) {
-    case CaseType::rope_rotate:
-    case CaseType::rope_dot: {
-      r.rope = plugin::to_abi(std::get<RopeParams>(g.params));  // its factor arrays point into g
-      const bool dot = g.type == CaseType::rope_dot;
-      // A logit is q and k rotated as two tokens of one call, then their dot product.
-      std::vector<double> x = c.x;
-      std::vector<std::int64_t> pos = c.position;
-      if (dot) {
-        x.insert(x.end(), c.y.begin(), c.y.end());
-        pos.insert(pos.end(), c.position_b.begin(), c.position_b.end());
-      }
-      auto in = stored(x, f);
-      if (!in) return not_representable;
-      const auto n = static_cast<std::int64_t>(c.x.size());  // the token stride; one head per token
-      r.counts = {dot ? 2 : 1, 1, n, n, n, n};
-      r.positions = {pos};
-      r.inputs = {std::move(*in)};
-      r.output_bytes = {x.size() * element_size(f)};
-      call.derived = dot;
-      call.values = rows_or_their_dot(f, dot);
-      return call;
-    }
-    case CaseType::rope_table: {
-      const auto& rp = std::get<RopeParams>(g.params);
-      r.rope = plugin::to_abi(rp);
-      r.counts = {1};
-      r.positions = {c.position};
-      r.output_bytes = {2 * count(rp.pair_count()) * element_size(f)};
-      call.values = decoded;
-      return call;
-    }
-    case CaseType::rope_frequencies: {
-      const auto& rp = std::get<RopeParams>(g.params);
-      r.rope = plugin::to_abi(rp);
-      r.output_bytes = {count(rp.pair_count()) * sizeof(double), sizeof(double)};  // binary64 by the ABI
-      call.values = [f](const Outputs& out) {
-        std::vector<double> y;
-        for (const double v : load(out.at(0), Format::f64)) y.push_back(round_to(f, v));
-        y.push_back(round_to(f, load(out.at(1), Format::f64).at(0)));
-        return y;
-      };
-      return call;
-    }
-    case CaseType::sinusoidal_row:
-    case CaseType::sinusoidal_dot: {
-      const auto& sp = std::get<SinusoidalParams>(g.params);
-      r.sinusoidal = plugin::to_abi(sp);
-      const bool dot = g.type == CaseType::sinusoidal_dot;
-      std::vector<std::int64_t> pos = c.position;
-      if (dot) pos.push_back(c.position_b.at(0));
-      r.counts = {static_cast<std::int64_t>(pos.size())};
-      r.output_bytes = {count(sp.d_model) * pos.size() * element_size(f)};
-      r.positions = {std::move(pos)};
-      call.derived = dot;
-      call.values = rows_or_their_dot(f, dot);
-      return call;
-    }
-    case CaseType::sinusoidal_embed: {
-      r.sinusoidal = plugin::to_abi(std::get<SinusoidalParams>(g.params));
-      auto in = stored(c.x, f);
-      if (!in) return not_representable;
-      r.counts = {1};
-      r.positions = {c.position};
-      r.inputs = {std::move(*in)};
-      r.output_bytes = {c.x.size() * element_size(f)};
-      call.values = decoded;
-      return call;
-    }
-    case CaseType::alibi_slopes: {
-      const auto& ap = std::get<AlibiParams>(g.params);
-      r.alibi = plugin::to_abi(ap);
-      r.output_bytes = {count(ap.n_heads) * element_size(f)};
-      call.values = decoded;
-      return call;
-    }
-    case CaseType::alibi_bias: {
-      const auto& ap = std::get<AlibiParams>(g.params);
-      // The ABI computes every head; a head index is the suite's own choice, not the plugin's.
-      if (c.head < 0 || c.head >= ap.n_heads) return unsupported("the ABI takes no head index");
-      r.alibi = plugin::to_abi(ap);
-      r.counts = {1, 1};
-      r.positions = {{c.query}, {c.key}};
-      r.output_bytes = {count(ap.n_heads) * element_size(f)};
-      call.values = [f, head = static_cast<std::size_t>(c.head)](const Outputs& out) {
-        return std::vector<double>{load(out.at(0), f).at(head)};
-      };
-      return call;
-    }
-    case CaseType::learned_lookup: {
-      const auto& lp = std::get<LearnedParams>(g.params);
-      auto table = stored(g.table, f);
-      if (!table) return not_representable;
-      r.counts = {lp.max_positions, lp.dim, 1};
-      r.inputs = {std::move(*table)};
-      r.positions = {c.position};
-      r.output_bytes = {count(lp.dim) * element_size(f)};
-      call.values = decoded;
-      return call;
-    }
-  }
-  return unsupported("unknown case type");
+  const auto bytes = [f](std::size_t n) { return n * element_size(f); };
+  const auto size = [](std::span<const std::int64_t> s) { return static_cast<std::int64_t>(s.size()); };
+
+  // Rotation and logit: a logit is q and k rotated as two tokens of one call, then their dot
+  // product. The ABI passes no lengths for x or positions (the parameters imply them), so inputs
+  // of another length cannot be put to a plugin.
+  const auto rotation = [&](const RopeParams& p, std::vector<std::int64_t> pos, std::vector<double> x,
+                            bool dot) -> Prepared {
+    auto call = call_of(EntryPoint::rope_apply);
+    if (!call) return no_entry(EntryPoint::rope_apply);
+    auto in = stored(x, f);
+    if (!in) return not_representable;
+    Request& r = call->request;
+    r.rope = plugin::to_abi(p);  // its factor arrays point into g
+    const std::int64_t n = p.head_dim;  // the token stride; one head per token
+    r.counts = {dot ? 2 : 1, 1, n, n, n, n};
+    r.output_bytes = {bytes(x.size())};
+    r.positions = {std::move(pos)};
+    r.inputs = {std::move(*in)};
+    call->derived = dot;
+    call->values = rows_or_their_dot(f, dot);
+    return std::move(*call);
+  };
+  // Table rows at the positions, or (a sinusoidal dot product) the dot product of two of them.
+  const auto sinusoidal_rows = [&](const cases::SinusoidalRow& row, std::vector<std::int64_t> pos, bool dot) -> Prepared {
+    auto call = call_of(EntryPoint::sinusoidal_table);
+    if (!call) return no_entry(EntryPoint::sinusoidal_table);
+    Request& r = call->request;
+    r.sinusoidal = plugin::to_abi(row.p);
+    r.counts = {static_cast<std::int64_t>(pos.size())};
+    r.output_bytes = {bytes(row.outputs() * pos.size())};
+    r.positions = {std::move(pos)};
+    call->derived = dot;
+    call->values = rows_or_their_dot(f, dot);
+    return std::move(*call);
+  };
+
+  return std::visit(overloaded{
+      [&](const cases::RopeRotate& k) -> Prepared {
+        if (k.x.size() != k.outputs() || size(k.position) != k.p.position_axes()) return wrong_length;
+        return rotation(k.p, {k.position.begin(), k.position.end()}, {k.x.begin(), k.x.end()}, false);
+      },
+      [&](const cases::RopeDot& k) -> Prepared {
+        const std::size_t head = cases::RopeRotate{k.p, k.q_position, k.q}.outputs();
+        if (k.q.size() != head || k.k.size() != head || size(k.q_position) != k.p.position_axes() ||
+            size(k.k_position) != k.p.position_axes())
+          return wrong_length;
+        std::vector<double> x(k.q.begin(), k.q.end());
+        x.insert(x.end(), k.k.begin(), k.k.end());
+        std::vector<std::int64_t> pos(k.q_position.begin(), k.q_position.end());
+        pos.insert(pos.end(), k.k_position.begin(), k.k_position.end());
+        return rotation(k.p, std::move(pos), std::move(x), true);
+      },
+      [&](const cases::RopeTable& k) -> Prepared {
+        if (size(k.position) != k.p.position_axes()) return wrong_length;
+        auto call = call_of(EntryPoint::rope_table);
+        if (!call) return no_entry(EntryPoint::rope_table);
+        Request& r = call->request;
+        r.rope = plugin::to_abi(k.p);
+        r.counts = {1};
+        r.positions = {{k.position.begin(), k.position.end()}};
+        r.output_bytes = {bytes(k.outputs())};
+        call->values = decoded;
+        return std::move(*call);
+      },
+      [&](const cases::RopeFrequencies& k) -> Prepared {
+        auto call = call_of(EntryPoint::rope_frequencies);
+        if (!call) return no_entry(EntryPoint::rope_frequencies);
+        Request& r = call->request;
+        r.rope = plugin::to_abi(k.p);
+        r.output_bytes = {(k.outputs() - 1) * sizeof(double), sizeof(double)};  // binary64 by the ABI
+        call->values = [f](const Outputs& out) {
+          std::vector<double> y;
+          for (const double v : load(out.at(0), Format::f64)) y.push_back(round_to(f, v));
+          y.push_back(round_to(f, load(out.at(1), Format::f64).at(0)));
+          return y;
+        };
+        return std::move(*call);
+      },
+      [&](const cases::SinusoidalRow& k) -> Prepared { return sinusoidal_rows(k, {k.position}, false); },
+      [&](const cases::SinusoidalDot& k) -> Prepared {
+        return sinusoidal_rows(cases::SinusoidalRow{k.p, k.a}, {k.a, k.b}, true);
+      },
+      [&](const cases::SinusoidalEmbed& k) -> Prepared {
+        if (k.x.size() != k.outputs()) return wrong_length;
+        auto call = call_of(EntryPoint::sinusoidal_embed);
+        if (!call) return no_entry(EntryPoint::sinusoidal_embed);
+        auto in = stored({k.x.begin(), k.x.end()}, f);
+        if (!in) return not_representable;
+        Request& r = call->request;
+        r.sinusoidal = plugin::to_abi(k.p);
+        r.counts = {1};
+        r.positions = {{k.position}};
+        r.inputs = {std::move(*in)};
+        r.output_bytes = {bytes(k.x.size())};
+        call->values = decoded;
+        return std::move(*call);
+      },
+      [&](const cases::AlibiSlopes& k) -> Prepared {
+        auto call = call_of(EntryPoint::alibi_slopes);
+        if (!call) return no_entry(EntryPoint::alibi_slopes);
+        call->request.alibi = plugin::to_abi(k.p);
+        call->request.output_bytes = {bytes(k.outputs())};
+        call->values = decoded;
+        return std::move(*call);
+      },
+      [&](const cases::AlibiBias& k) -> Prepared {
+        auto call = call_of(EntryPoint::alibi_bias);
+        if (!call) return no_entry(EntryPoint::alibi_bias);
+        // The ABI computes every head; a head index is the suite's own choice, not the plugin's.
+        if (k.head < 0 || k.head >= k.p.n_heads) return unsupported("the ABI takes no head index");
+        Request& r = call->request;
+        r.alibi = plugin::to_abi(k.p);
+        r.counts = {1, 1};
+        r.positions = {{k.query}, {k.key}};
+        r.output_bytes = {bytes(cases::AlibiSlopes{k.p}.outputs())};
+        call->values = [f, head = static_cast<std::size_t>(k.head)](const Outputs& out) {
+          return std::vector<double>{load(out.at(0), f).at(head)};
+        };
+        return std::move(*call);
+      },
+      [&](const cases::LearnedLookup& k) -> Prepared {
+        if (k.p.max_positions >= 0 && k.p.dim >= 0 &&
+            k.table.size() != static_cast<std::size_t>(k.p.max_positions * k.p.dim))
+          return wrong_length;
+        auto call = call_of(EntryPoint::learned_lookup);
+        if (!call) return no_entry(EntryPoint::learned_lookup);
+        auto table = stored({k.table.begin(), k.table.end()}, f);
+        if (!table) return not_representable;
+        Request& r = call->request;
+        r.counts = {k.p.max_positions, k.p.dim, 1};
+        r.inputs = {std::move(*table)};
+        r.positions = {{k.position}};
+        r.output_bytes = {bytes(k.outputs())};
+        call->values = decoded;
+        return std::move(*call);
+      },
+  }, typed_case(g, c));
 }
 
 
