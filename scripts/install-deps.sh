@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages one make target needs: scripts/install-deps.sh TARGET, TARGET one
-# of conform (the CLI: what every other target needs too), test, sanitize, fuzz, bench.
-# Installs only what is missing: one dpkg-query call answers for all, so a prepared machine does
-# not touch apt at all.
+# of conform (the CLI: what every other target needs too), test, sanitize, fuzz, bench; for the
+# targets that run the tests, also the tests' Python venv with its pinned PyPI packages
+# (scripts/python-venv.sh). Installs only what is missing: one dpkg-query call answers for all, so
+# a prepared machine does not touch apt at all.
 set -euo pipefail
 target=${1:-conform}
 
@@ -18,7 +19,7 @@ packages=(
 )
 tests=(
   libgtest-dev
-  python3-jsonschema  # validates the vector files against vectors/schema in the tests
+  python3-venv        # .venv (scripts/python-venv.sh): jsonschema-rs for the vector schemas
   python3-numpy       # the seed 003 numpy RoPE example (examples/python) that writes a results file
 )
 # The HTML report's browser test (POSENC_BROWSER_TEST=OFF skips it, and these, ~300 MB).
@@ -44,7 +45,9 @@ missing=()
 for p in "${packages[@]}"; do
   grep -qxF "$p" <<<"$installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+venv() { case $target in test | sanitize | fuzz) scripts/python-venv.sh ;; esac; }
+cd "$(dirname "$0")/.."
+if [ ${#missing[@]} -eq 0 ]; then venv; exit 0; fi
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "posenc: missing Debian packages: ${missing[*]}" >&2
@@ -56,3 +59,4 @@ echo "posenc: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+venv

@@ -1,29 +1,32 @@
-#!/usr/bin/python3
-"""Validates every shipped vector file against its JSON Schema (vectors/schema), with Debian's
-python3-jsonschema, and shows that the schemas reject broken files.
+#!/usr/bin/env python3
+"""Validates every shipped vector file against its JSON Schema (vectors/schema), and shows that the
+schemas reject broken files.
+
+Run with the project's test venv (.venv, made by scripts/python-venv.sh from Debian's python3 with
+the pinned packages of scripts/requirements-test.txt): jsonschema-rs validates the ~35 MB of
+vectors in seconds, where the pure-Python jsonschema took two minutes of CI time per run.
 
 Usage: validate_vectors.py VECTORS_DIR
 """
 import copy
 import json
-import multiprocessing
-import os
 import pathlib
 import sys
 
-import jsonschema
+import jsonschema_rs
 
 root = pathlib.Path(sys.argv[1])
 schemas = {}
 for path in sorted((root / "schema").glob("*.schema.json")):
     schema = json.loads(path.read_text())
-    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema_rs.meta.validate(schema)  # each schema is itself valid Draft 2020-12
     schemas[schema["$id"]] = schema
-store = dict(schemas)
-validators = {}
-for schema_id, schema in schemas.items():
-    resolver = jsonschema.RefResolver(base_uri=schema_id, referrer=schema, store=store)
-    validators[schema_id.rsplit("/", 1)[1]] = jsonschema.Draft202012Validator(schema, resolver=resolver)
+# The schemas refer to each other by $id (common.schema.json's definitions).
+registry = jsonschema_rs.Registry(list(schemas.items()))
+validators = {
+    schema_id.rsplit("/", 1)[1]: jsonschema_rs.validator_for(schema, registry=registry)
+    for schema_id, schema in schemas.items()
+}
 
 passed = failed = 0
 
@@ -38,7 +41,7 @@ def check(ok, what):
 
 
 def validate(path):
-    """Problems of one file (run in a worker process: validation is CPU-bound)."""
+    """Problems of one file, or None."""
     document = json.loads(path.read_text())
     name = document.get("schema", "").rsplit("/", 1)[-1]
     validator = validators.get(name)
@@ -50,9 +53,9 @@ def validate(path):
 
 files = sorted(p for p in root.rglob("*.json") if p.parent.name != "schema")
 check(len(files) > 0, "no vector files found")
-with multiprocessing.Pool(os.cpu_count()) as pool:
-    for path, problem in zip(files, pool.map(validate, files, chunksize=1)):
-        check(problem is None, problem)
+for path in files:
+    problem = validate(path)
+    check(problem is None, problem)
 first_of_family = {}
 for path in files:
     if path.stat().st_size < 2_000_000:  # a small file with valid cases per family is enough
