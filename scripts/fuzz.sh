@@ -39,6 +39,7 @@ report() {
 # The targets run side by side, one per core (each fuzzer is single-threaded).
 status=0
 pids=() names=()
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT  # no fuzzer outlives an interrupted run
 for name in "${targets[@]}"; do
   fuzz_one "$name" & pids+=($!) names+=("$name")
   if [ ${#pids[@]} -ge "$(nproc)" ] || [ "$name" = "${targets[-1]}" ]; then
