@@ -184,11 +184,17 @@ posenc_status posenc_rope_apply(const posenc_rope_params* p, posenc_dtype dtype,
   return POSENC_OK;
 #endif
 #ifdef HOSTILE_ALLOC_HOG
-  for (;;) { /* allocates and touches memory until none is left, then gives up */
+  /* Allocates and touches memory until none is left, then gives up. Every block is published
+     through a volatile pointer: memory that is never read is dead, and clang removes such a
+     malloc and memset, leaving an empty infinite loop that never reaches the limit. */
+  static char* volatile last_block;
+  for (;;) {
     char* block = malloc((size_t)64 << 20);
     if (!block) abort();
     memset(block, 1, (size_t)64 << 20);
+    last_block = block;
   }
+  (void)last_block;
 #endif
 #ifdef HOSTILE_PRINT
   for (int line = 0; line < 200000; ++line) printf("rope debug: token %d of %lld\n", line, (long long)n_tokens);
