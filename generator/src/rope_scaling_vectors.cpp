@@ -1,5 +1,6 @@
 // RoPE context-extension scalings, each with the parameters of published model configs.
 #include "catalog.hpp"
+#include "rope_branch_edges.hpp"
 #include "rope_suite.hpp"
 
 namespace posenc::generator {
@@ -138,6 +139,9 @@ VectorFile yarn_file() {
   add_rope_suite(b, mscale_only,
                  "yarn with mscale but no mscale_all_dim: HF ignores mscale and uses 0.1 ln(factor) + 1",
                  suite({"AttentionFactor"}));
+  describe_branch_edge(b);
+  yarn_branch_edges(b);
+  yarn_degenerate_range(b);
   return std::move(b).finish();
 }
 
@@ -157,6 +161,8 @@ VectorFile llama3_file() {
   p.scaling.factor = 32.0;
   add_rope_suite(b, p, "Llama 3.2 1B: head_dim 64, rope_theta 500000, llama3 factor 32, low 1, high 4, original 8192",
                  model_suite());
+  describe_branch_edge(b);
+  llama3_branch_edges(b);
   return std::move(b).finish();
 }
 

@@ -148,8 +148,10 @@ VectorFile partial_file() {
   describe_flags(b);
   RopeSuite s;
   s.flags = {"ModelConfig", "PartialRotary"};
+  RopeSuite full = s;
+  full.full_sweep = true;  // one config per file over every position of the sweep
   add_rope_suite(b, rope(96, 24, 10000.0, RopeLayout::half),
-                 "GPT-NeoX-20B: head_dim 96, rotary_pct 0.25 (rotary_dim 24), half layout", s);
+                 "GPT-NeoX-20B: head_dim 96, rotary_pct 0.25 (rotary_dim 24), half layout", full);
   add_rope_suite(b, rope(256, 64, 10000.0, RopeLayout::interleaved),
                  "GPT-J-6B: head_dim 256, rotary_dim 64, interleaved", s);
   add_rope_suite(b, rope(80, 32, 10000.0, RopeLayout::half),
@@ -167,7 +169,7 @@ VectorFile proportional_file() {
   add_rope_suite(b, p,
                  "Gemma-style p-RoPE (HF rope_type proportional): head_dim 256, partial_rotary_factor 0.25, "
                  "exponent over head_dim, zero frequency past pair 32",
-                 s);
+                 suite(s.flags, true));
   p.base = 1e6;
   p.scaling.kind = RopeScalingKind::linear;
   p.scaling.factor = 8.0;
@@ -180,8 +182,7 @@ VectorFile mrope_file() {
   describe_flags(b);
   auto p = rope(128, 128, 1e6, RopeLayout::half);
   p.mrope_section = {16, 24, 24};
-  RopeSuite s;
-  s.flags = {"ModelConfig"};
+  RopeSuite s = suite({"ModelConfig"}, true);
   const std::string what = "Qwen2-VL-7B: head_dim 128, rope_theta 1000000, mrope_section [16, 24, 24] (t, h, w)";
   add_rope_suite(b, p, what + ", text tokens (equal axes)", s);
   b.group(CaseType::rope_rotate, p, what + ": vision tokens (distinct axes), x on the common grid", kCommonGrid);
