@@ -30,6 +30,17 @@ void add_edge(FileBuilder& b, RopeParams p, const Edge& e, const std::string& wh
   b.add(std::move(c));
 }
 
+// head_dim = rotary_dim = 128, half layout, the given scaling (base set by each case).
+RopeParams head128(RopeScalingKind kind, double factor, std::int64_t original) {
+  RopeParams p;
+  p.head_dim = p.rotary_dim = 128;
+  p.layout = RopeLayout::half;
+  p.scaling.kind = kind;
+  p.scaling.factor = factor;
+  p.scaling.original_max_positions = original;
+  return p;
+}
+
 }  // namespace
 
 void describe_branch_edge(FileBuilder& b) {
@@ -40,14 +51,9 @@ void describe_branch_edge(FileBuilder& b) {
 }
 
 void llama3_branch_edges(FileBuilder& b) {
-  RopeParams p;
-  p.head_dim = p.rotary_dim = 128;
-  p.layout = RopeLayout::half;
-  p.scaling.kind = RopeScalingKind::llama3;
-  p.scaling.factor = 8.0;
+  RopeParams p = head128(RopeScalingKind::llama3, 8.0, 8192);
   p.scaling.low_freq_factor = 1.0;
   p.scaling.high_freq_factor = 4.0;
-  p.scaling.original_max_positions = 8192;
   // lambda_i = 2 pi base^(2i/128) against L0/low = 8192 (pair 35) and L0/high = 2048 (pair 28).
   // Llama 3's blend is continuous at both thresholds, so the other branch differs by rounding only.
   const Edge edges[] = {
@@ -67,12 +73,7 @@ void llama3_branch_edges(FileBuilder& b) {
 }
 
 void yarn_branch_edges(FileBuilder& b) {
-  RopeParams p;
-  p.head_dim = p.rotary_dim = 128;
-  p.layout = RopeLayout::half;
-  p.scaling.kind = RopeScalingKind::yarn;
-  p.scaling.factor = 16.0;
-  p.scaling.original_max_positions = 4096;
+  const RopeParams p = head128(RopeScalingKind::yarn, 16.0, 4096);
   // c(r) = 128 ln(4096 / (2 pi r)) / (2 ln base): low = floor(c(32)) is 20 or 21, high =
   // ceil(c(1)) is 45 or 46, and the ramp moves with it.
   const Edge edges[] = {
@@ -94,13 +95,8 @@ void yarn_degenerate_range(FileBuilder& b) {
   b.note("DegenerateRange",
          "YaRN's correction range is empty after clamping (high < low): posenc follows HF and divides by the negative "
          "width, ggml clamps the width to 0.001 (SPEC.md section 2.4)");
-  RopeParams p;
-  p.head_dim = p.rotary_dim = 128;
+  RopeParams p = head128(RopeScalingKind::yarn, 16.0, 4096);
   p.base = 10000.0;
-  p.layout = RopeLayout::half;
-  p.scaling.kind = RopeScalingKind::yarn;
-  p.scaling.factor = 16.0;
-  p.scaling.original_max_positions = 4096;
   // c(1024) = 128 ln(4096 / (2048 pi)) / (2 ln 10000) = -3.14 and c(2048) = -7.95: low = max(.., 0)
   // = 0, high = ceil(-3.14) = -3 (truncated) or -3.14. HF: ramp_i = clamp(i / high, 0, 1) = 0 for
   // every pair, so every pair keeps its unscaled frequency; ggml: ramp_i = clamp(i / 0.001, 0, 1),
