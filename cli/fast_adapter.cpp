@@ -1,5 +1,6 @@
 #include "fast_adapter.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "posenc/errors.hpp"
@@ -59,6 +60,14 @@ std::vector<double> rotate(const cases::RopeRotate& r, DType d, fast::Isa isa) {
   return out;
 }
 
+// The fast path forms angles accurately for |position| <= 2^32 only (fast.hpp, kMaxPosition) and
+// refuses positions beyond; a valid case there (the vectors go down to -2^62) is one it does not
+// offer, like a format it does not store: unsupported, not a refusal of valid parameters.
+bool beyond_fast_domain(std::span<const std::int64_t> position) {
+  return std::any_of(position.begin(), position.end(),
+                     [](std::int64_t p) { return p < -fast::kMaxPosition || p > fast::kMaxPosition; });
+}
+
 // The case's outputs in format f, or nothing when the fast path does not offer it: rotations in
 // every storage format, frequencies in binary64 (as derived) and f32, everything else but the dot
 // products (see fast_adapter.hpp) in f32.
@@ -79,10 +88,13 @@ std::optional<std::vector<double>> outputs(const TypedCase& k, Format f, fast::I
           },
           [&](const cases::RopeRotate& r) -> Values {
             if (!storage(f)) return std::nullopt;
+            validate_rope_positions(r.p, r.position);
+            if (beyond_fast_domain(r.position)) return std::nullopt;
             return rotate(r, *storage(f), isa);
           },
           [&](const cases::RopeTable& r) -> Values {
             validate_rope_positions(r.p, r.position);
+            if (beyond_fast_domain(r.position)) return std::nullopt;
             const fast::RopePlan plan(r.p);
             std::vector<float> cs(static_cast<std::size_t>(plan.pairs())), sn(cs.size());
             plan.table_row(r.position, cs, sn, isa);

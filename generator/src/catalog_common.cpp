@@ -51,6 +51,12 @@ void describe_flags(FileBuilder& b) {
   b.note("SameDistance", "logits at position pairs with the same distance (must agree)");
   b.note("InvalidParameter", "the implementation must refuse the case, reporting the named parameter");
   b.note("Boundary", "the first or last valid value of a range");
+  b.note(std::string(conformance::kF64OnlyFlag),
+         "inputs exact in binary64 only (full-precision or format-edge inputs): judged in f64 alone; the group "
+         "comment says why");
+  b.note("FormatSubset",
+         "inputs exact in some formats only (e.g. every bit of binary32): judged in those, which the group comment "
+         "names");
 }
 
 }  // namespace posenc::generator

@@ -1,5 +1,6 @@
 #include "file_builder.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "posenc/vectors/expected.hpp"
@@ -31,9 +32,24 @@ VectorCase& FileBuilder::push(VectorCase c) {
   return file_.groups.back().tests.back();
 }
 
+// A valid case is judged in every format unless it says otherwise: F64Only exactly when its
+// inputs are exact in f64 alone, FormatSubset exactly when in some but not all formats.
+void FileBuilder::check_formats(const VectorGroup& g, const VectorCase& c) const {
+  const auto judged = conformance::judged_formats(g, c);
+  auto has = [&](std::string_view flag) { return std::find(c.flags.begin(), c.flags.end(), flag) != c.flags.end(); };
+  const bool f64_only = judged.size() == 1;
+  const bool subset = judged.size() > 1 && judged.size() < std::size(kAllFormats);
+  if (f64_only != has(conformance::kF64OnlyFlag) || subset != has("FormatSubset")) {
+    throw std::logic_error("posenc generate: " + file_.relative_path() + " tcId " + std::to_string(c.tc_id) +
+                           " is judged in " + std::to_string(judged.size()) +
+                           " formats, but its F64Only/FormatSubset flags say otherwise");
+  }
+}
+
 void FileBuilder::add(VectorCase c) {
   VectorCase& stored = push(std::move(c));
   const VectorGroup& g = file_.groups.back();
+  check_formats(g, stored);
   try {
     stored.expected = conformance::Expected::from(conformance::evaluate_reference(g, stored));
   } catch (const InvalidParameter& e) {

@@ -33,6 +33,7 @@ class FileBuilder {
 
  private:
   VectorCase& push(VectorCase c);
+  void check_formats(const VectorGroup& g, const VectorCase& c) const;
   VectorFile file_;
   SplitMix64 rng_;
   std::int64_t next_id_ = 1;

@@ -13,9 +13,10 @@ std::vector<VectorFile> learned_vectors() {
   gpt2.dim = 4;
   VectorGroup& g = b.group(CaseType::learned_lookup, gpt2,
                            "GPT-2-shaped table: max_positions 1024 (seed 000: GPT-2 small's 1024 x 768 table has "
-                           "786,432 parameters and a hard limit of 1024 tokens), dim 4, values exact in f32",
-                           Format::f32);
-  g.table = random_vector(b.rng(), Format::f32, gpt2.parameter_count());
+                           "786,432 parameters and a hard limit of 1024 tokens), dim 4, values on the common grid "
+                           "(judged in f64, f32, bf16, f16)",
+                           kCommonGrid);
+  g.table = grid_vector(b.rng(), gpt2.parameter_count());
   for (std::int64_t pos : {0, 1, 512, 1022, 1023}) {
     b.add(at(pos, "row " + std::to_string(pos), pos == 0 || pos == 1023 ? std::vector<std::string>{"Boundary"}
                                                                           : std::vector<std::string>{}));
@@ -28,10 +29,10 @@ std::vector<VectorFile> learned_vectors() {
   LearnedParams tiny;
   tiny.max_positions = 3;
   tiny.dim = 4;
-  VectorGroup& t = b.group(CaseType::learned_lookup, tiny, "special values are copied bit for bit (rounded per format)");
+  VectorGroup& t = b.group(CaseType::learned_lookup, tiny, "special values are copied bit for bit (binary64 values: judged in f64 only)");
   t.table = {-0.0, 0x1p-1074, 0x1.fffffffffffffp+1023, 1 + 0x1p-24, 0x1p-149, -65520.0, 0x1.ffep-15, 3.0,
              1.0, -1.0, 0.5, 0.25};
-  for (std::int64_t pos : {0, 1, 2}) b.add(at(pos, "row " + std::to_string(pos), {"EdgeInput"}));
+  for (std::int64_t pos : {0, 1, 2}) b.add(at(pos, "row " + std::to_string(pos), {"EdgeInput", "F64Only"}));
   b.add_invalid(at(3, "row 3 of a 3-row table", {"OutOfRange", "InvalidParameter"}), "learned.position");
 
   LearnedParams empty;

@@ -29,4 +29,11 @@ class SplitMix64 {
 double random_value(SplitMix64& rng, Format format);
 std::vector<double> random_vector(SplitMix64& rng, Format format, std::int64_t n);
 
+// The common grid (SPEC.md section 3): values drawn with bf16's precision, 8 significant bits,
+// in binades [-4, 1]. 8 bits fit f16's 11 and f32's 24, and |x| in [1/16, 4) lies inside f16's
+// normal range [2^-14, 65504], so every value is exact in f64, f32, bf16 and f16 and a case on
+// the grid is judged in all four formats.
+inline constexpr Format kCommonGrid = Format::bf16;
+inline std::vector<double> grid_vector(SplitMix64& rng, std::int64_t n) { return random_vector(rng, kCommonGrid, n); }
+
 }  // namespace posenc::generator

@@ -1,5 +1,6 @@
 // RoPE context-extension scalings, each with the parameters of published model configs.
 #include "catalog.hpp"
+#include "rope_branch_edges.hpp"
 #include "rope_suite.hpp"
 
 namespace posenc::generator {
@@ -50,16 +51,20 @@ VectorFile dynamic_file() {
   describe_flags(b);
   b.note("BelowOriginalLength", "seq_len <= original_max_positions: equal to no scaling");
   b.note("AboveOriginalLength", "seq_len > original_max_positions: the base grows");
-  for (std::int64_t seq_len : {2048, 4096, 4097, 8192, 16384, 131072}) {
+  // Every position is below seq_len: HF's forward sets seq_len = max(position_ids) + 1 (SPEC.md
+  // section 2.4), so a case with a position at or past seq_len is a state no forward reaches.
+  for (std::int64_t seq_len : std::vector<std::int64_t>{2048, 4096, 4097, 8192, 16384, 131072, 2147483648}) {
     auto p = rope(128, 10000.0, RopeLayout::half, RopeScalingKind::dynamic);
     p.scaling.factor = 2.0;
     p.scaling.original_max_positions = 4096;
     p.scaling.seq_len = seq_len;
-    RopeSuite s = model_suite(seq_len == 16384);
+    RopeSuite s = model_suite(seq_len == 16384 || seq_len == 2147483648);
+    s.below = seq_len;
     s.flags.push_back(seq_len <= 4096 ? "BelowOriginalLength" : "AboveOriginalLength");
     add_rope_suite(b, p,
                    "HF dynamic NTK, factor 2 on Llama-2-7b (max_position_embeddings 4096, head_dim 128), seq_len " +
-                       std::to_string(seq_len),
+                       std::to_string(seq_len) + " (a forward whose largest position is " +
+                       std::to_string(seq_len - 1) + "; every position below seq_len)",
                    s);
   }
   return std::move(b).finish();
@@ -134,6 +139,9 @@ VectorFile yarn_file() {
   add_rope_suite(b, mscale_only,
                  "yarn with mscale but no mscale_all_dim: HF ignores mscale and uses 0.1 ln(factor) + 1",
                  suite({"AttentionFactor"}));
+  describe_branch_edge(b);
+  yarn_branch_edges(b);
+  yarn_degenerate_range(b);
   return std::move(b).finish();
 }
 
@@ -153,6 +161,8 @@ VectorFile llama3_file() {
   p.scaling.factor = 32.0;
   add_rope_suite(b, p, "Llama 3.2 1B: head_dim 64, rope_theta 500000, llama3 factor 32, low 1, high 4, original 8192",
                  model_suite());
+  describe_branch_edge(b);
+  llama3_branch_edges(b);
   return std::move(b).finish();
 }
 
@@ -183,7 +193,8 @@ VectorFile longrope_file() {
       2.3499999999999996, 2.3499999999999996, 2.3499999999999996, 2.3499999999999996, 2.3999999999999995,
       2.3999999999999995, 2.6499999999999986, 2.6999999999999984, 2.8999999999999977, 2.9499999999999975,
       3.049999999999997, 3.049999999999997, 3.049999999999997};
-  for (std::int64_t seq_len : {4096, 4097, 131072}) {
+  // As for dynamic: every position below seq_len = max(position_ids) + 1.
+  for (std::int64_t seq_len : std::vector<std::int64_t>{4096, 4097, 131072, 2147483648}) {
     auto p = rope(96, 10000.0, RopeLayout::half, RopeScalingKind::longrope);
     p.scaling.factor = 32.0;  // max_position_embeddings 131072 / original 4096
     p.scaling.original_max_positions = 4096;
@@ -191,11 +202,12 @@ VectorFile longrope_file() {
     p.scaling.short_factor = short_factor;
     p.scaling.long_factor = long_factor;
     RopeSuite s = model_suite(seq_len == 131072);
+    s.below = seq_len;
     s.flags.push_back(seq_len > 4096 ? "LongFactor" : "ShortFactor");
     add_rope_suite(b, p,
                    "Phi-3-vision-128k-instruct LongRoPE: head_dim 96, rope_theta 10000, original 4096, "
                    "max_position_embeddings 131072 (factor 32, attention factor sqrt(1 + ln 32 / ln 4096)), seq_len " +
-                       std::to_string(seq_len),
+                       std::to_string(seq_len) + " (every position below it)",
                    s);
   }
   return std::move(b).finish();

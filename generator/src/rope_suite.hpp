@@ -1,6 +1,7 @@
 #pragma once
 // The standard set of groups for one RoPE configuration: frequencies, table rows over a position
-// sweep, rotations with inputs exact in each storage format, and same-distance logits.
+// sweep, rotations with inputs on the common grid (and optionally of a format's full precision),
+// and same-distance logits on the grid.
 #include <string>
 #include <vector>
 
@@ -9,8 +10,13 @@
 namespace posenc::generator {
 
 struct RopeSuite {
-  bool full_sweep = false;                           // table rows over full_sweep(), else short_sweep()
-  std::vector<Format> rotate_formats{Format::f64};   // one rotate group per input format
+  bool full_sweep = false;  // table rows and grid rotations over full_sweep(), else short_sweep()
+  // When > 0, every position is below it: a dynamic or LongRoPE seq_len, which Hugging Face sets
+  // to the largest position of the forward + 1. The sweep is cut there and below - 1 is added.
+  std::int64_t below = 0;
+  // Besides the rotation group on the common grid (judged in every format), one group per format
+  // here with inputs of that format's full precision (judged in the formats that hold them).
+  std::vector<Format> full_precision_formats;
   bool table = true;
   bool dots = true;
   std::vector<std::string> flags;                    // added to every case (e.g. ModelConfig)

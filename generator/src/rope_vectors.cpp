@@ -28,19 +28,21 @@ std::string name(const RopeParams& p) {
 
 void seed003(FileBuilder& b) {
   const auto p = rope(8, 8, 10000.0, RopeLayout::interleaved);
-  b.group(CaseType::rope_dot, p, "seed 003: numpy RoPE, q and k = default_rng(0).normal(size=8) twice");
+  b.group(CaseType::rope_dot, p,
+          "seed 003: numpy RoPE, q and k = default_rng(0).normal(size=8) twice (full-precision inputs: judged in f64 "
+          "only)");
   for (auto [m, n, printed] : seeds::kRopeDots) {
     VectorCase c = at(m, "seed 003: q at " + std::to_string(m) + ", k at " + std::to_string(n) +
                              " (the document prints " + printed + ")",
-                      {"SeedExample"});
+                      {"SeedExample", "F64Only"});
     c.position_b = {n};
     c.x.assign(seeds::kQ.begin(), seeds::kQ.end());
     c.y.assign(seeds::kK.begin(), seeds::kK.end());
     b.add(std::move(c));
   }
-  b.group(CaseType::rope_rotate, p, "seed 003: q rotated");
+  b.group(CaseType::rope_rotate, p, "seed 003: q rotated (full-precision inputs: judged in f64 only)");
   for (std::int64_t pos : {3, 100, 5000}) {
-    VectorCase c = at(pos, "seed 003: q at position " + std::to_string(pos), {"SeedExample"});
+    VectorCase c = at(pos, "seed 003: q at position " + std::to_string(pos), {"SeedExample", "F64Only"});
     c.x.assign(seeds::kQ.begin(), seeds::kQ.end());
     b.add(std::move(c));
   }
@@ -48,7 +50,9 @@ void seed003(FileBuilder& b) {
 
 void edge_inputs(FileBuilder& b) {
   const auto p = rope(8, 8, 10000.0, RopeLayout::interleaved);
-  b.group(CaseType::rope_rotate, p, "edge inputs");
+  b.group(CaseType::rope_rotate, p,
+          "edge inputs: zeros, signed zeros and f16 subnormals are judged in every format; the other cases in the "
+          "formats their comment names (flags F64Only, FormatSubset)");
   auto add = [&](std::int64_t pos, std::vector<double> x, std::string comment, std::vector<std::string> flags) {
     VectorCase c = at(pos, std::move(comment), std::move(flags));
     c.x = std::move(x);
@@ -58,9 +62,24 @@ void edge_inputs(FileBuilder& b) {
   add(12345, {-0.0, 0.0, -0.0, -0.0, 0.0, -0.0, 1.0, -0.0}, "signed zeros", {"EdgeInput"});
   add(0, {-0.0, 0.0, -0.0, -0.0, 0.0, -0.0, 1.0, -0.0}, "signed zeros at position 0", {"EdgeInput", "ZeroPosition"});
   add(777, {0x1p-1074, -0x1p-1074, 0x1.8p-1070, 0x1p-1022, -0x1.fffffffffffffp-1023, 0x1p-149, 0x1p-133, 0x1p-24},
-      "subnormal inputs (binary64, and the smallest binary32, bf16 and f16 subnormals)", {"EdgeInput"});
+      "subnormal inputs (binary64, and the smallest binary32, bf16 and f16 subnormals): judged in f64 only",
+      {"EdgeInput", "F64Only"});
+  add(777, {0x1p-149, -0x1p-149, 0x1.8p-148, 0x1p-133, -0x1p-127, 0x1.fcp-127, 0x1p-24, 1.0},
+      "binary32 subnormals (and bf16's and f16's smallest): judged in f64 and f32", {"EdgeInput", "FormatSubset"});
+  add(777, {0x1p-133, -0x1p-133, 0x1.8p-132, 0x1p-127, -0x1.fcp-127, 0x1p-126, 0x1p-24, 1.0},
+      "bf16 subnormals (also binary32 subnormals): judged in f64, f32 and bf16", {"EdgeInput", "FormatSubset"});
+  add(777, {0x1p-24, -0x1p-24, 0x1.8p-23, 0x1p-15, -0x1.fp-15, 0x1p-14, 0x1.8p-20, 1.0},
+      "f16 subnormals (normal in bf16 and f32): judged in every format", {"EdgeInput"});
   add(777, {0x1.fffffffffffffp+1023, -0x1.fffffffffffffp+1023, 1e300, -1e300, 0x1p+128, 65520.0, 0x1.fep+127, 1.0},
-      "huge inputs: outputs overflow narrower formats", {"EdgeInput"});
+      "huge inputs: outputs overflow narrower formats; judged in f64 only", {"EdgeInput", "F64Only"});
+  add(777, {0x1.fep+127, -0x1.fep+127, 0x1p+127, 0x1.8p+126, 65280.0, -65280.0, 0x1.fep+15, 1.0},
+      "bf16's and binary32's largest binades (0x1.fep+127 is bf16's largest value): rotated outputs may overflow "
+      "bf16 to inf; judged in f64, f32 and bf16",
+      {"EdgeInput", "FormatSubset"});
+  add(777, {65280.0, -65280.0, 0x1.fep+15, 0x1p+15, -0x1.8p+15, 49152.0, 0x1p-14, 1.0},
+      "near f16's largest value (65280 = 0x1.fep+15 is exact in all four): rotated outputs overflow f16 to inf; "
+      "judged in every format",
+      {"EdgeInput"});
   // x = (sin t, cos t) rounded to binary64: y_a = sin t cos t - cos t sin t is zero but for the
   // rounding of the inputs, so an implementation's own error shows at full relative size.
   std::int64_t pos = 1000003;
@@ -71,8 +90,8 @@ void edge_inputs(FileBuilder& b) {
     x.push_back(row[4 + i].f64());  // sin t_i
     x.push_back(row[i].f64());      // cos t_i
   }
-  add(pos, x, "x = (sin t_i, cos t_i) in binary64: y_2i = sin t cos t - cos t sin t cancels to ~1e-17",
-      {"Cancellation", "LongContext"});
+  add(pos, x, "x = (sin t_i, cos t_i) in binary64: y_2i = sin t cos t - cos t sin t cancels to ~1e-17; judged in f64 only",
+      {"Cancellation", "LongContext", "F64Only"});
 }
 
 void negative_and_inverse(FileBuilder& b) {
@@ -84,12 +103,18 @@ void negative_and_inverse(FileBuilder& b) {
     s.flags = {"Inverse"};
     add_rope_suite(b, p, name(p), s);
   }
-  const auto p = rope(16, 16, 10000.0, RopeLayout::half);
-  b.group(CaseType::rope_rotate, p, name(p) + ": negative positions");
-  for (std::int64_t pos : std::vector<std::int64_t>{-1, -2048, -16777217, -2147483647, -4611686018427387904}) {
-    VectorCase c = at(pos, "position " + std::to_string(pos), position_flags(pos));
-    c.x = random_vector(b.rng(), Format::f64, 16);
-    b.add(std::move(c));
+  for (auto layout : {RopeLayout::half, RopeLayout::interleaved}) {
+    auto p = rope(16, 16, 10000.0, layout);
+    p.inverse = layout == RopeLayout::interleaved;
+    b.group(CaseType::rope_rotate, p, name(p) + ": negative positions, x on the common grid", kCommonGrid);
+    for (std::int64_t pos : std::vector<std::int64_t>{-1, -2, -7, -2047, -2048, -2049, -16777216, -16777217, -1000000,
+                                                      -2147483647, -2147483648, -4611686018427387904}) {
+      auto flags = position_flags(pos);
+      if (p.inverse) flags.push_back("Inverse");
+      VectorCase c = at(pos, "position " + std::to_string(pos), flags);
+      c.x = grid_vector(b.rng(), 16);
+      b.add(std::move(c));
+    }
   }
 }
 
@@ -103,7 +128,7 @@ VectorFile none_file() {
       s.full_sweep = d == 128;
       s.table = layout == RopeLayout::half;  // the table does not depend on the layout
       s.dots = layout == RopeLayout::half;
-      if (d == 128 && layout == RopeLayout::half) s.rotate_formats = {Format::f64, Format::f32, Format::bf16, Format::f16};
+      if (d == 128 && layout == RopeLayout::half) s.full_precision_formats = {Format::f64, Format::f32};
       add_rope_suite(b, p, name(p), s);
     }
   }
@@ -123,8 +148,10 @@ VectorFile partial_file() {
   describe_flags(b);
   RopeSuite s;
   s.flags = {"ModelConfig", "PartialRotary"};
+  RopeSuite full = s;
+  full.full_sweep = true;  // one config per file over every position of the sweep
   add_rope_suite(b, rope(96, 24, 10000.0, RopeLayout::half),
-                 "GPT-NeoX-20B: head_dim 96, rotary_pct 0.25 (rotary_dim 24), half layout", s);
+                 "GPT-NeoX-20B: head_dim 96, rotary_pct 0.25 (rotary_dim 24), half layout", full);
   add_rope_suite(b, rope(256, 64, 10000.0, RopeLayout::interleaved),
                  "GPT-J-6B: head_dim 256, rotary_dim 64, interleaved", s);
   add_rope_suite(b, rope(80, 32, 10000.0, RopeLayout::half),
@@ -142,7 +169,7 @@ VectorFile proportional_file() {
   add_rope_suite(b, p,
                  "Gemma-style p-RoPE (HF rope_type proportional): head_dim 256, partial_rotary_factor 0.25, "
                  "exponent over head_dim, zero frequency past pair 32",
-                 s);
+                 suite(s.flags, true));
   p.base = 1e6;
   p.scaling.kind = RopeScalingKind::linear;
   p.scaling.factor = 8.0;
@@ -155,17 +182,16 @@ VectorFile mrope_file() {
   describe_flags(b);
   auto p = rope(128, 128, 1e6, RopeLayout::half);
   p.mrope_section = {16, 24, 24};
-  RopeSuite s;
-  s.flags = {"ModelConfig"};
+  RopeSuite s = suite({"ModelConfig"}, true);
   const std::string what = "Qwen2-VL-7B: head_dim 128, rope_theta 1000000, mrope_section [16, 24, 24] (t, h, w)";
   add_rope_suite(b, p, what + ", text tokens (equal axes)", s);
-  b.group(CaseType::rope_rotate, p, what + ": vision tokens (distinct axes)");
+  b.group(CaseType::rope_rotate, p, what + ": vision tokens (distinct axes), x on the common grid", kCommonGrid);
   for (auto axes : std::vector<std::vector<std::int64_t>>{{5, 0, 0}, {5, 3, 7}, {100, 31, 2}, {4096, 64, 64},
                                                            {1000000, 1000, 999}, {2147483647, 0, 2147483647}}) {
     VectorCase c = at_axes(axes, "t, h, w = " + std::to_string(axes[0]) + ", " + std::to_string(axes[1]) + ", " +
                                      std::to_string(axes[2]),
                            {"ModelConfig"});
-    c.x = random_vector(b.rng(), Format::f64, 128);
+    c.x = grid_vector(b.rng(), 128);
     b.add(std::move(c));
   }
   return std::move(b).finish();
@@ -222,7 +248,10 @@ VectorFile invalid_file() {
   p.scaling.kind = RopeScalingKind::dynamic;
   p.scaling.factor = 2.0;
   p.scaling.original_max_positions = 4096;
-  refuse(p, "dynamic without seq_len", "rope.scaling.seq_len");
+  refuse(p,
+         "dynamic without seq_len (HF derives it per forward as max(position_ids) + 1 and caches the largest; "
+         "posenc takes it as a parameter, SPEC.md section 2.4)",
+         "rope.scaling.seq_len");
   p = base();
   p.scaling.kind = RopeScalingKind::yarn;
   p.scaling.factor = 16.0;
@@ -288,21 +317,21 @@ VectorFile nan_file() {
   auto add = [&](const RopeParams& p, std::int64_t pos, std::vector<std::size_t> nan_at, const std::string& comment) {
     VectorCase c = at(pos, comment, position_flags(pos));
     c.flags.push_back("NanInput");
-    c.x = random_vector(b.rng(), Format::f32, p.head_dim);
+    c.x = grid_vector(b.rng(), p.head_dim);
     for (auto i : nan_at) c.x[i] = nan;
     b.add(std::move(c));
   };
   auto p = rope(8, 8, 10000.0, RopeLayout::interleaved);
-  b.group(CaseType::rope_rotate, p, name(p) + ": NaN inputs", Format::f32);
+  b.group(CaseType::rope_rotate, p, name(p) + ": NaN inputs", kCommonGrid);
   add(p, 5, {0}, "x[0] NaN: pair (0, 1) NaN");
   add(p, 0, {3}, "x[3] NaN at position 0: pair (2, 3) NaN, the rest unrotated");
   add(p, 2147483647, {1, 6}, "x[1] and x[6] NaN: pairs (0, 1) and (6, 7) NaN");
   p = rope(8, 8, 10000.0, RopeLayout::half);
-  b.group(CaseType::rope_rotate, p, name(p) + ": NaN inputs", Format::f32);
+  b.group(CaseType::rope_rotate, p, name(p) + ": NaN inputs", kCommonGrid);
   add(p, 100, {1}, "x[1] NaN: half-layout pair (1, 5) NaN");
   add(p, 16777217, {4, 7}, "x[4] and x[7] NaN: pairs (0, 4) and (3, 7) NaN");
   p = rope(8, 4, 10000.0, RopeLayout::interleaved);
-  b.group(CaseType::rope_rotate, p, name(p) + ": NaN inputs, partial rotary", Format::f32);
+  b.group(CaseType::rope_rotate, p, name(p) + ": NaN inputs, partial rotary", kCommonGrid);
   add(p, 7, {6}, "x[6] NaN in the unrotated tail: copied, nothing else changes");
   add(p, 7, {2}, "x[2] NaN: pair (2, 3) NaN, the tail copied");
   return std::move(b).finish();

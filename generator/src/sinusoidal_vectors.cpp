@@ -55,20 +55,22 @@ VectorFile embedding_file() {
   FileBuilder b("sinusoidal", "embedding", 3003);
   describe_flags(b);
   for (std::int64_t d : {4, 64, 512}) {
-    for (Format f : {Format::f32, Format::bf16}) {
-      const auto p = sinusoidal(d, SinusoidalLayout::interleaved, SinusoidalFrequencies::paper);
-      b.group(CaseType::sinusoidal_embed, p, name(p) + ": x * sqrt(d_model) + PE(position), x exact in " +
-                                                 std::string(to_string(f)), f);
-      for (std::int64_t pos : {0, 1, 100, 1000000}) {
+    for (auto layout : {SinusoidalLayout::interleaved, SinusoidalLayout::concatenated}) {
+      const auto p = sinusoidal(d, layout, SinusoidalFrequencies::paper);
+      b.group(CaseType::sinusoidal_embed, p,
+              name(p) + ": x * sqrt(d_model) + PE(position), x on the common grid (judged in f64, f32, bf16, f16)",
+              kCommonGrid);
+      for (std::int64_t pos : {0, 1, 100, 65537, 1000000}) {
         VectorCase c = at(pos, "position " + std::to_string(pos) + ", random x", position_flags(pos));
-        c.x = random_vector(b.rng(), f, d);
+        c.x = grid_vector(b.rng(), d);
         b.add(std::move(c));
       }
     }
   }
   const auto d4 = sinusoidal(4, SinusoidalLayout::interleaved, SinusoidalFrequencies::paper);
-  b.group(CaseType::sinusoidal_embed, d4, "exact midpoints: sqrt(4) = 2, so x * 2 + PE(0) is exact");
-  VectorCase c = at(0, "x = 1 + 2^-24: 2 + 2^-23 + 0 is a binary32 midpoint (rounds to 2)", {"Midpoint"});
+  b.group(CaseType::sinusoidal_embed, d4,
+          "exact midpoints: sqrt(4) = 2, so x * 2 + PE(0) is exact (binary64 inputs: judged in f64 only)");
+  VectorCase c = at(0, "x = 1 + 2^-24: 2 + 2^-23 + 0 is a binary32 midpoint (rounds to 2)", {"Midpoint", "F64Only"});
   c.x = {1 + 0x1p-24, 0x1.0040000000001p+0, -0.0, 0x1p-1074};
   b.add(std::move(c));
   return std::move(b).finish();

@@ -10,7 +10,7 @@ trap 'rm -rf "$out"' EXIT
 source "$(dirname "$0")/../lib/expect.sh"
 /usr/bin/python3 "$source_dir/examples/python/seed003_results.py" "$source_dir/vectors" > "$out/seed003.json" ||
   { echo "FAIL: the example did not run"; exit 1; }
-expect "seed 003 numpy RoPE passes standard" 0 "88 passed, 0 failed" "$posenc" verify --results "$out/seed003.json" --profile standard --filter rope/none
+expect "seed 003 numpy RoPE passes standard" 0 "133 passed, 0 failed" "$posenc" verify --results "$out/seed003.json" --profile standard --filter rope/none
 expect "seed 003 numpy RoPE fails strict at long positions" 1 "position=16777217" "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none
 expect "report and junit written" 0 "CONFORMANT" "$posenc" verify --results "$out/seed003.json" --filter rope/none --profile standard \
   --report "$out/report.json" --junit "$out/junit.xml"

@@ -3,6 +3,9 @@
 // malformed file is refused with an error naming the file, the tcId and the field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iostream>
+
 
 #include "posenc/vectors/expected.hpp"
 #include "posenc/vectors/manifest.hpp"
@@ -71,6 +74,41 @@ TEST(Vectors, EveryUsedFlagIsExplained) {
   }
 }
 
+std::string format_names(const std::vector<Format>& formats) {
+  std::string s;
+  for (Format f : formats) s += (s.empty() ? "" : ", ") + std::string(to_string(f));
+  return s;
+}
+
+bool has_flag(const VectorCase& c, std::string_view flag) {
+  return std::find(c.flags.begin(), c.flags.end(), flag) != c.flags.end();
+}
+
+// Every valid case is judged in a format narrower than f64 (its inputs are exact there, SPEC.md
+// section 3), unless it is flagged F64Only, and an F64Only case is judged in f64 alone;
+// FormatSubset marks exactly the cases judged in some formats but not all four.
+TEST(Formats, EveryValidCaseIsJudgedInANarrowFormatUnlessFlaggedF64Only) {
+  std::int64_t valid = 0, f64_only = 0;
+  for (const auto& e : manifest()) {
+    VectorFile f = load_vector_file(kVectors / e.path);
+    for (const auto& g : f.groups) {
+      for (const auto& c : g.tests) {
+        if (!c.valid) continue;
+        ++valid;
+        const auto judged = judged_formats(g, c);
+        const std::string where = e.path + " tcId " + std::to_string(c.tc_id) + " (" + c.comment + ")";
+        if (judged.size() == 1) ++f64_only;
+        EXPECT_EQ(judged.size() == 1, has_flag(c, kF64OnlyFlag))
+            << where << ": judged in " << format_names(judged) << ", flagged F64Only: " << has_flag(c, kF64OnlyFlag);
+        EXPECT_EQ(judged.size() > 1 && judged.size() < std::size(kAllFormats), has_flag(c, "FormatSubset"))
+            << where << ": judged in " << format_names(judged) << ", flagged FormatSubset: " << has_flag(c, "FormatSubset");
+      }
+    }
+  }
+  EXPECT_GT(valid, 0);
+  std::cout << valid << " valid cases, " << f64_only << " flagged F64Only\n";
+}
+
 // A small valid file to corrupt.
 std::string sample() { return read(kVectors / "alibi/invalid.json"); }
 
@@ -114,11 +152,11 @@ TEST(Vectors, MalformedFilesAreRefusedWithFileTcIdAndField) {
 TEST(Vectors, MalformedExpectedValuesAreRefused) {
   const std::string ok = read(kVectors / "alibi/slopes.json");
   // The slope of a single head is 2^-8.
-  expect_refused(replace(ok, "\"f32\": [\n       \"0x1p-8\"", "\"f32\": [\n       \"0.00390625\""),
+  expect_refused(replace(ok, "\"f32\": [\"0x1p-8\"", "\"f32\": [\"0.00390625\""),
                  "tcId 1: field 'expected.f32[0]': expected a C99 hex float string");
-  expect_refused(replace(ok, "\"bf16\": [\n       \"0x1p-8\"", "\"bf16\": [\n       \"0x1.001p-8\""),
+  expect_refused(replace(ok, "\"bf16\": [\"0x1p-8\"", "\"bf16\": [\"0x1.001p-8\""),
                  "tcId 1: field 'expected.bf16[0]': '0x1.001p-8' is not exactly representable in bf16");
-  expect_refused(replace(ok, "\"f16\": [\n       \"0x1p-8\"\n      ]", "\"f16\": [\n       \"0x1p-8\", \"0x1p-8\"\n      ]"),
+  expect_refused(replace(ok, "\"f16\": [\"0x1p-8\"]", "\"f16\": [\"0x1p-8\", \"0x1p-8\"]"),
                  "tcId 1: field 'expected.f16': has 2 values, 'exact' has 1");
 }
 

@@ -111,16 +111,6 @@ void check_outcome(const Outcome& o, const VectorCase& c, const std::vector<Elem
   }
 }
 
-bool inputs_exact_in(const VectorGroup& g, const VectorCase& c, Format f) {
-  auto exact = [f](const std::vector<double>& values) {
-    for (double v : values) {
-      if (!exact_bits(f, v)) return false;
-    }
-    return true;
-  };
-  return exact(c.x) && exact(c.y) && exact(g.table);
-}
-
 }  // namespace
 
 std::int64_t RunReport::passed() const {

@@ -17,4 +17,22 @@ std::int64_t VectorFile::number_of_tests() const {
   return n;
 }
 
+bool inputs_exact_in(const VectorGroup& g, const VectorCase& c, Format f) {
+  auto exact = [f](const std::vector<double>& values) {
+    for (double v : values) {
+      if (!exact_bits(f, v)) return false;
+    }
+    return true;
+  };
+  return exact(c.x) && exact(c.y) && exact(g.table);
+}
+
+std::vector<Format> judged_formats(const VectorGroup& g, const VectorCase& c) {
+  std::vector<Format> out;
+  for (Format f : kAllFormats) {
+    if (inputs_exact_in(g, c, f)) out.push_back(f);
+  }
+  return out;
+}
+
 }  // namespace posenc::conformance

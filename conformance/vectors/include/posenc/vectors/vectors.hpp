@@ -91,4 +91,15 @@ struct VectorFile {
   std::string relative_path() const { return family + "/" + variant + ".json"; }
 };
 
+// A case is judged in format F only when all its inputs (x, y and a learned table) are F values:
+// an implementation that stores F could not even receive the others (SPEC.md section 3).
+bool inputs_exact_in(const VectorGroup& g, const VectorCase& c, Format f);
+// The formats of kAllFormats a case is judged in, in that order.
+std::vector<Format> judged_formats(const VectorGroup& g, const VectorCase& c);
+
+// The flag of a valid case that is judged in f64 alone, on purpose (full-precision or
+// format-edge inputs; the group comment says why). Every other valid case is judged in a
+// narrower format too.
+inline constexpr std::string_view kF64OnlyFlag = "F64Only";
+
 }  // namespace posenc::conformance
