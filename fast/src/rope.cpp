@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -19,6 +20,8 @@ namespace posenc::fast {
 namespace {
 
 using detail::kernels;
+
+constexpr std::size_t kChunk = 64;  // pairs per pass of a row computed on the stack
 
 void check_position(std::int64_t position, const char* name) {
   if (position < -kMaxPosition || position > kMaxPosition) {
@@ -144,13 +147,16 @@ void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, cons
 }
 
 // Options::stores: whether out-of-place outputs are streamed; automatic when the call's outputs
-// are at least half the last-level cache.
+// are at least a quarter of the last-level cache. (Half was the threshold before issue 19: a
+// single 8 MiB tensor then took ordinary stores under a 32 MiB L3 and ran at 21 GB/s against
+// 37-39 streamed on that Zen 4; a quarter streams it. Smaller outputs stay cached for their
+// consumer.)
 bool streaming(const Options& o, DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim,
                const RopeTensor& k) {
   if (o.stores != Stores::automatic) return o.stores == Stores::streaming;
   const double bytes = static_cast<double>(n_tokens) * static_cast<double>(n_heads) * static_cast<double>(head_dim) *
                        static_cast<double>(size_of(d)) * (k.in ? 2 : 1);
-  return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 2;
+  return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 4;
 }
 
 // What the calls of one rope_apply share. An empty Options::isa is resolved here, at the call
@@ -196,19 +202,21 @@ namespace detail {
 // The fused path's rows: one block's, each computed when the block's first pass asks for it.
 class FusedRows {
  public:
-  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions)
+  // Room for one block of `tokens` at most, not zeroed (every row is written before it is read:
+  // zeroing a block's 16 KiB took ~15% of a one-token decode call).
+  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions, std::int64_t tokens)
       : plan_(plan), kernels_(kernels), positions_(positions), floats_(kernel_row_floats(plan)),
-        rows_(kBlock * floats_) {}
+        rows_(std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(std::clamp<std::int64_t>(tokens, 1, kBlock)) * floats_)) {}
 
   std::pair<const float*, const float*> operator()(std::int64_t t, std::int64_t i) {
-    float* c = rows_.data() + static_cast<std::size_t>(i) * floats_;
+    float* c = rows_.get() + static_cast<std::size_t>(i) * floats_;
     float* s = c + floats_ / 2;
     if (i == 0 && t != block_) {  // a new block
       block_ = t;
       ready_ = 0;
     }
     if (i == ready_) {
-      plan_.row_unchecked(positions_ + t * plan_.params().position_axes(), c, s, kernels_);
+      row(positions_ + t * plan_.params().position_axes(), c, s);
       to_kernel_row(plan_, c, s);
       ++ready_;
     }
@@ -216,12 +224,30 @@ class FusedRows {
   }
 
  private:
+  // RopePlan::row_unchecked's bits, with the anchor's sin/cos kept: consecutive positions share
+  // one anchor per RopePlan::kSteps (one SLEEF evaluation per pair per 16 tokens, not per token).
+  void row(const std::int64_t* position, float* c, float* s) {
+    if (plan_.params().position_axes() != 1) return plan_.row_unchecked(position, c, s, kernels_);
+    const std::int64_t step = RopePlan::step_of(*position), anchor = *position - step;
+    if (anchor != anchor_ || c0_.empty()) {
+      const auto n = static_cast<std::size_t>(plan_.pairs());
+      at_.assign(n, static_cast<double>(anchor));
+      c0_.resize(n);
+      s0_.resize(n);
+      plan_.angles(at_.data(), 0, n, c0_.data(), s0_.data(), kernels_);
+      anchor_ = anchor;
+    }
+    plan_.stepped(c0_.data(), s0_.data(), step, 0, c0_.size(), c, s);
+  }
+
   const RopePlan& plan_;
   const Kernels& kernels_;
   const std::int64_t* positions_;
   std::size_t floats_;
-  std::vector<float> rows_;
+  std::unique_ptr<float[]> rows_;
   std::int64_t block_ = -1, ready_ = 0;  // rows_ holds tokens block_ .. block_ + ready_ - 1
+  std::vector<double> at_, c0_, s0_;     // anchor_ per pair; cos and sin there (empty: none yet)
+  std::int64_t anchor_ = 0;
 };
 
 }  // namespace detail
@@ -250,6 +276,44 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   }
   for (std::int64_t i = 0; i < pairs(); ++i) axis_.push_back(static_cast<int>(params_.pair_axis(i)));
   attention_ = static_cast<double>(f.attention_factor);
+  // The step table, by the scalar path's sincos (the same bits as every path's: kernels.hpp).
+  const auto n = static_cast<std::size_t>(pairs());
+  step_c_.resize(static_cast<std::size_t>(kSteps) * n);
+  step_s_.resize(step_c_.size());
+  double position[kChunk], c[kChunk], s[kChunk];
+  for (std::int64_t k = 0; k < kSteps; ++k) {
+    for (std::size_t i0 = 0; i0 < n; i0 += kChunk) {
+      const std::size_t m = std::min(kChunk, n - i0), at = static_cast<std::size_t>(k) * n + i0;
+      std::fill_n(position, m, static_cast<double>(k));
+      angles(position, i0, m, c, s, detail::scalar_kernels());
+      for (std::size_t i = 0; i < m; ++i) {
+        step_c_[at + i] = attention_ * c[i];
+        step_s_[at + i] = attention_ * s[i];
+      }
+    }
+  }
+}
+
+void RopePlan::angles(const double* position, std::size_t i0, std::size_t m, double* c, double* s,
+                      const detail::Kernels& k) const {
+  k.sincos(position, w_hi_.data() + i0, w_lo_.data() + i0, s, c, m);
+}
+
+// Angle addition: cos((a + k) w) = cos(a w) cos(k w) - sin(a w) sin(k w) and sin((a + k) w) =
+// sin(a w) cos(k w) + cos(a w) sin(k w) (the attention factor in the table). Each factor is
+// within ~2^-51 of its value (SLEEF u35 and the angle's tail, kernels.hpp), so each entry is
+// within ~2^-49 of the exact product, ~2^-25 of binary32's rounding unit at 1: the binary32 row
+// is the correctly rounded one but where the exact value lies that close to a rounding boundary,
+// as it already was. Each product and sum rounded once (-ffp-contract=off), in this one function
+// for every path, so the bits are the same on all of them.
+void RopePlan::stepped(const double* c0, const double* s0, std::int64_t step, std::size_t i0, std::size_t m,
+                       float* cos_out, float* sin_out) const {
+  const std::size_t at = static_cast<std::size_t>(step) * static_cast<std::size_t>(pairs()) + i0;
+  const double *ck = step_c_.data() + at, *sk = step_s_.data() + at;
+  for (std::size_t i = 0; i < m; ++i) {
+    cos_out[i0 + i] = static_cast<float>(c0[i] * ck[i] - s0[i] * sk[i]);
+    sin_out[i0 + i] = static_cast<float>(s0[i] * ck[i] + c0[i] * sk[i]);
+  }
 }
 
 void RopePlan::table_row(std::span<const std::int64_t> positions, std::span<float> cos_out, std::span<float> sin_out,
@@ -261,19 +325,18 @@ void RopePlan::table_row(std::span<const std::int64_t> positions, std::span<floa
   row_unchecked(positions.data(), cos_out.data(), sin_out.data(), detail::kernels(isa));
 }
 
+// A single-axis row from its anchor (step_of); M-RoPE's axes move independently, so its rows
+// take step 0 (the table's first entry: the attention factor times 1 and 0).
 void RopePlan::row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out,
                              const detail::Kernels& k) const {
-  constexpr std::size_t kChunk = 64;  // pairs per pass, on the stack
   double position[kChunk], s[kChunk], c[kChunk];
   const auto n = static_cast<std::size_t>(pairs());
+  const std::int64_t step = params_.position_axes() == 1 ? step_of(positions[0]) : 0;
   for (std::size_t i0 = 0; i0 < n; i0 += kChunk) {
     const std::size_t m = std::min(kChunk, n - i0);
-    for (std::size_t i = 0; i < m; ++i) position[i] = static_cast<double>(positions[axis_[i0 + i]]);
-    k.sincos(position, w_hi_.data() + i0, w_lo_.data() + i0, s, c, m);
-    for (std::size_t i = 0; i < m; ++i) {
-      cos_out[i0 + i] = static_cast<float>(attention_ * c[i]);
-      sin_out[i0 + i] = static_cast<float>(attention_ * s[i]);
-    }
+    for (std::size_t i = 0; i < m; ++i) position[i] = static_cast<double>(positions[axis_[i0 + i]] - step);
+    angles(position, i0, m, c, s, k);
+    stepped(c, s, step, i0, m, cos_out, sin_out);
   }
 }
 
@@ -311,7 +374,7 @@ void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
   for (std::int64_t i = 0; i < n_tokens * axes; ++i) check_position(positions[i], "rope.position");  // before any write
   const Rotation r = rotation(plan, d, n_tokens, n_heads, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions));
+    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions, end - begin));
   });
 }
 

@@ -45,7 +45,11 @@ Batch random_batch(const RopeParams& p, DType d, std::uint32_t seed, std::int64_
   std::mt19937 rng(seed);
   Batch b;
   b.stride = p.head_dim + pad;
-  for (std::int64_t t = 0; t < b.tokens; ++t) b.positions.push_back(std::uniform_int_distribution<std::int64_t>(-(1LL << 31), 1LL << 31)(rng));
+  // Scattered positions, then a run of consecutive ones across two anchors of the angle
+  // addition (RopePlan::kSteps), which the thread splits cut at different tokens.
+  std::uniform_int_distribution<std::int64_t> anywhere(-(1LL << 31), 1LL << 31);
+  for (std::int64_t t = 0; t < 17; ++t) b.positions.push_back(anywhere(rng));
+  for (std::int64_t t = 17, first = anywhere(rng); t < b.tokens; ++t) b.positions.push_back(first + t);
   const auto n = static_cast<std::size_t>(b.tokens * b.heads * b.stride);
   std::uniform_real_distribution<float> value(-4, 4);
   for (auto* v : {&b.q, &b.k}) {

@@ -51,8 +51,8 @@ inline constexpr std::int64_t kMaxPosition = std::int64_t{1} << 32;
 // How RoPE writes an out-of-place result. Non-temporal (streaming) stores send it to memory
 // without first reading its lines into the cache: a third less memory traffic when the output
 // does not fit in the cache anyway, but a consumer that reads it next finds it out of cache.
-// automatic streams when the call's outputs are at least half the last-level cache (Linux
-// sysfs; in place, never).
+// automatic streams when the call's outputs are at least a quarter of the last-level cache
+// (Linux sysfs; in place, never).
 // The values written are the same in every mode.
 enum class Stores { automatic, cached, streaming };
 
@@ -84,14 +84,27 @@ class RopePlan {
                  Isa isa) const;
 
  private:
+  // A row of a single-axis plan at position p comes from the accurate sin/cos of its anchor
+  // a = p - (p mod kSteps) and a table of k w, k = p - a, by angle addition in binary64 (rope.cpp,
+  // stepped): the same bits for p whichever call, path or thread computes it.
+  static constexpr std::int64_t kSteps = 16;
+  static constexpr std::int64_t step_of(std::int64_t p) { return (p % kSteps + kSteps) % kSteps; }
   // table_row without validation, for rope_apply, which checks every position before any write.
   void row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out, const detail::Kernels& k) const;
+  // Pairs [i0, i0 + m): c, s = cos and sin of the angles at `position` (one per pair, binary64,
+  // before the attention factor).
+  void angles(const double* position, std::size_t i0, std::size_t m, double* c, double* s, const detail::Kernels& k) const;
+  // Pairs [i0, i0 + m) of the row at anchor + step, from the anchor's c0, s0 (indexed from i0).
+  void stepped(const double* c0, const double* s0, std::int64_t step, std::size_t i0, std::size_t m, float* cos_out,
+               float* sin_out) const;
   friend class detail::FusedRows;
 
   RopeParams params_;
   std::vector<double> w_hi_, w_lo_;  // per pair, the frequency as a double-double
   std::vector<int> axis_;
   double attention_ = 1;
+  // [kSteps][pairs]: the attention factor times cos(k w) and sin(k w), k in [0, kSteps).
+  std::vector<double> step_c_, step_s_;
 };
 
 // A tensor [tokens][heads][head_dim] in `dtype`, with strides in elements. `in` may equal `out`
