@@ -62,6 +62,8 @@ void print_ratios(const Recorder& r) {
     for (const char* kind : {"Q/", "QK/"}) {
       const std::string w = kind + std::string(shape);
       ratio(r, w + " 2 threads / 1 thread", f32(w, "out", 2), {f32(w, "out")}, 1.8);
+      ratio(r, w + " non-temporal copy: 2 threads / 1 (the machine's scaling)", "copy_nontemporal_2threads/" + w,
+            {"copy_nontemporal/" + w}, 0);
     }
   }
   ratio(r, "QK/B bf16 / f32 [elements/s]", "fused/QK/B/bf16/half/out/1", {f32("QK/B", "out")}, 1.7);
