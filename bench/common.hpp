@@ -29,9 +29,8 @@ using Buffer = std::vector<T, Aligned64<T>>;
 
 constexpr std::int64_t kDim = 128;  // head_dim of Llama 3 8B
 
-// One RoPE call's worth of work: `tokens` tokens of one or two tensors of head_dim 128, each with
-// its own head count. Two tensors of equal heads go in one call (Q and K); unequal (grouped-query
-// attention) take one call each, since rope_apply takes one head count.
+// One RoPE call's worth of work: `tokens` tokens of one tensor or two (Q and K) of head_dim 128,
+// each with its own head count (RopeTensor::heads).
 struct Workload {
   std::string name;
   std::int64_t tokens;

@@ -50,7 +50,7 @@ void Recorder::ReportRuns(const std::vector<Run>& runs) {
 void print_ratios(const Recorder& r) {
   std::printf("\nposenc fast, ISA path %s, 1 thread unless stated; ratios from this one run\n",
               std::string(fast::to_string(fast::selected_isa())).c_str());
-  std::printf("  (Q: one tensor of 32 heads; GQA: Q of 32 heads and K of 8, one call each; QK: Q and K of\n"
+  std::printf("  (Q: one tensor of 32 heads; GQA: Q of 32 heads and K of 8, one call; QK: Q and K of\n"
               "   32 heads, one call; A: 512 tokens, B: 4096; head_dim 128, f32, half layout unless stated;\n"
               "   copy: the faster of ordinary and non-temporal stores, same bytes, same run)\n");
   for (const char* shape : {"A", "B"}) {

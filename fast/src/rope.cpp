@@ -51,7 +51,11 @@ void to_kernel_row(const RopePlan& plan, float* c, float* s) {
 void check_tensor(const RopeTensor& t, const char* name, bool required) {
   if (!required && !t.in) return;
   if (!t.in || !t.out) throw InvalidParameter(std::string(name) + ".in/out", "null", "non-null pointers");
+  if (t.heads < 0) throw InvalidParameter(std::string(name) + ".heads", std::to_string(t.heads), ">= 1, or 0 for the call's n_heads");
 }
+
+// A tensor's head count (RopeTensor::heads).
+std::int64_t heads_of(const RopeTensor& t, std::int64_t n_heads) { return t.heads ? t.heads : n_heads; }
 
 // The parameter names of one tensor, as the errors report them.
 struct TensorNames {
@@ -68,8 +72,9 @@ void check_layout(DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int
   int n = 0;
   for (const auto& [t, names] : {std::pair{&q, &kQNames}, std::pair{&k, &kKNames}}) {
     if (!t->in) continue;
-    ins[n] = {names->in, t->in, n_tokens, n_heads, head_dim, t->in_token_stride, t->in_head_stride, size_of(d)};
-    outs[n] = {names->out, t->out, n_tokens, n_heads, head_dim, t->out_token_stride, t->out_head_stride, size_of(d)};
+    const std::int64_t heads = heads_of(*t, n_heads);
+    ins[n] = {names->in, t->in, n_tokens, heads, head_dim, t->in_token_stride, t->in_head_stride, size_of(d)};
+    outs[n] = {names->out, t->out, n_tokens, heads, head_dim, t->out_token_stride, t->out_head_stride, size_of(d)};
     check_view(ins[n], names->in_token_stride, names->in_head_stride, false);
     check_view(outs[n], names->out_token_stride, names->out_head_stride, true);
     const bool in_place = t->in == t->out && t->in_token_stride == t->out_token_stride &&
@@ -89,7 +94,7 @@ struct Rotation {
   const detail::Kernels& kernels;
   const RopePlan& plan;
   DType dtype;
-  std::int64_t n_heads;
+  std::int64_t n_heads;  // of a tensor whose RopeTensor::heads is 0
   bool stream;  // out-of-place outputs with non-temporal stores
   std::int64_t prefetch_ahead;
 };
@@ -116,8 +121,9 @@ void rotate_token(const Rotation& r, TokenOf now, TokenOf next, const float* c, 
   const auto input = [size](const TokenOf& u) { return static_cast<const char*>(u.x->in) + u.t * u.x->in_token_stride * size; };
   r.kernels.rotate({r.dtype, p.layout == RopeLayout::interleaved, r.stream && x.in != x.out, p.rotated_span(),
                     p.head_dim, c, s, input(now), static_cast<char*>(x.out) + now.t * x.out_token_stride * size,
-                    x.in_head_stride * size, x.out_head_stride * size, r.n_heads, next.x ? input(next) : nullptr,
-                    next.x ? next.x->in_head_stride * size : 0, r.prefetch_ahead});
+                    x.in_head_stride * size, x.out_head_stride * size, heads_of(x, r.n_heads),
+                    next.x ? input(next) : nullptr, next.x ? next.x->in_head_stride * size : 0,
+                    next.x ? heads_of(*next.x, r.n_heads) : 0, r.prefetch_ahead});
 }
 
 // Tokens [begin, end) in blocks of kBlock: Q's rows of the block, then K's, so that each tensor
@@ -152,19 +158,19 @@ void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, cons
 // 37-39 streamed on that Zen 4; a quarter streams it. Smaller outputs stay cached for their
 // consumer.)
 bool streaming(const Options& o, DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim,
-               const RopeTensor& k) {
+               const RopeTensor& q, const RopeTensor& k) {
   if (o.stores != Stores::automatic) return o.stores == Stores::streaming;
-  const double bytes = static_cast<double>(n_tokens) * static_cast<double>(n_heads) * static_cast<double>(head_dim) *
-                       static_cast<double>(size_of(d)) * (k.in ? 2 : 1);
+  const auto heads = static_cast<double>(heads_of(q, n_heads) + (k.in ? heads_of(k, n_heads) : 0));
+  const double bytes = static_cast<double>(n_tokens) * heads * static_cast<double>(head_dim) * static_cast<double>(size_of(d));
   return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 4;
 }
 
 // What the calls of one rope_apply share. An empty Options::isa is resolved here, at the call
 // (not value_or: that would read POSENC_ISA even when an ISA is given).
-Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const RopeTensor& k,
-                  const Options& options) {
+Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const RopeTensor& q,
+                  const RopeTensor& k, const Options& options) {
   const Isa isa = options.isa ? *options.isa : selected_isa();
-  return {kernels(isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, k),
+  return {kernels(isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, q, k),
           prefetch_rows(plan.params(), d)};
 }
 
@@ -372,7 +378,7 @@ void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
   check_call(plan, d, n_tokens, n_heads, positions, q, k);
   const std::int64_t axes = plan.params().position_axes();
   for (std::int64_t i = 0; i < n_tokens * axes; ++i) check_position(positions[i], "rope.position");  // before any write
-  const Rotation r = rotation(plan, d, n_tokens, n_heads, k, options);
+  const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
     rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions, end - begin));
   });
@@ -383,7 +389,7 @@ void rope_apply(const RopeCache& cache, DType d, std::int64_t n_tokens, std::int
   const RopePlan& plan = cache.plan();
   check_call(plan, d, n_tokens, n_heads, positions, q, k);
   for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
-  const Rotation r = rotation(plan, d, n_tokens, n_heads, k, options);
+  const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   const std::size_t half = kernel_row_floats(plan) / 2;
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
     rotate_tokens(r, begin, end, q, k, [&](std::int64_t t, std::int64_t) {

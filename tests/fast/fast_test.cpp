@@ -221,6 +221,48 @@ std::string error_of(F f) {
   return "no error";
 }
 
+// Grouped-query attention: K with its own (fewer) heads in Q's call gives the bits of a call per
+// tensor, on every thread count and store mode.
+TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
+  for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
+    for (DType d : {DType::f32, DType::bf16}) {
+      const RopeParams p = params(layout, 128, 128);
+      const RopePlan plan(p);
+      const Batch b = random_batch(p, d, 5, 8);
+      const auto k_bytes = static_cast<std::size_t>(b.tokens * b.stride) * size_of(d);  // 1 head per token
+      const std::vector<std::uint8_t> k_in(b.k.begin(), b.k.begin() + static_cast<std::ptrdiff_t>(k_bytes));
+      const auto k_tensor = [&](std::vector<std::uint8_t>& out) {
+        RopeTensor k;
+        k.in = k_in.data();
+        k.out = out.data();
+        k.in_token_stride = k.out_token_stride = k.in_head_stride = k.out_head_stride = b.stride;
+        k.heads = 1;
+        return k;
+      };
+      std::vector<std::uint8_t> q0(b.q.size()), k0(k_bytes);
+      rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q0), {}, {Isa::scalar, 1});
+      RopeTensor k_alone = k_tensor(k0);
+      k_alone.heads = 0;
+      rope_apply(plan, d, b.tokens, 1, b.positions.data(), k_alone, {}, {Isa::scalar, 1});
+      for (int threads : {1, 2}) {
+        for (Stores stores : {Stores::automatic, Stores::streaming}) {
+          std::vector<std::uint8_t> q(b.q.size()), k(k_bytes);
+          rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), k_tensor(k), {GetParam(), threads, stores});
+          EXPECT_EQ(q, q0) << to_string(d) << " " << threads << " threads";
+          EXPECT_EQ(k, k0) << to_string(d) << " " << threads << " threads";
+        }
+      }
+      std::vector<std::uint8_t> k(k_bytes);
+      RopeTensor bad = k_tensor(k);
+      bad.heads = -1;
+      std::vector<std::uint8_t> q(b.q.size());
+      EXPECT_NE(error_of([&] { rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), bad); })
+                    .find("k.heads = -1"),
+                std::string::npos);
+    }
+  }
+}
+
 TEST(Fast, BadCallsAreRefusedWithTheParameterNamed) {
   const RopePlan plan(params(RopeLayout::half, 8, 8));
   std::vector<float> x(8), y(8);

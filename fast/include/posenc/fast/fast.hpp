@@ -114,6 +114,9 @@ struct RopeTensor {
   void* out = nullptr;
   std::int64_t in_token_stride = 0, in_head_stride = 0;
   std::int64_t out_token_stride = 0, out_head_stride = 0;
+  // This tensor's head count; 0: the call's n_heads. Grouped-query attention passes K with its
+  // own (fewer) heads, so that one call rotates Q and K with one cos/sin row per token.
+  std::int64_t heads = 0;
 };
 
 // Cos/sin rows for positions [first, first + count), built once and reused across layers.
