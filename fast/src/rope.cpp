@@ -3,6 +3,7 @@
 #include <xmmintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <memory>
 #include <string>
@@ -204,6 +205,22 @@ void check_call(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
 }  // namespace
 
 namespace detail {
+namespace {
+
+std::atomic<std::uint64_t> next_plan_id{1};
+
+// This thread's last anchor: the plan, the anchor position and cos/sin there per pair. Kept
+// across calls, since the layers of a decode step rotate one position with one plan call after
+// call; the values are what a fresh computation gives (one function of plan and position, the
+// same bits on every path), so keeping them changes no output.
+struct Anchor {
+  std::uint64_t plan = 0;  // 0: none
+  std::int64_t at = 0;
+  std::vector<double> positions, c, s;
+};
+thread_local Anchor last_anchor;
+
+}  // namespace
 
 // The fused path's rows: one block's, each computed when the block's first pass asks for it.
 class FusedRows {
@@ -230,20 +247,24 @@ class FusedRows {
   }
 
  private:
-  // RopePlan::row_unchecked's bits, with the anchor's sin/cos kept: consecutive positions share
-  // one anchor per RopePlan::kSteps (one SLEEF evaluation per pair per 16 tokens, not per token).
+  // RopePlan::row_unchecked's bits, with the anchor's sin/cos kept (last_anchor): consecutive
+  // positions share one anchor per RopePlan::kSteps (one SLEEF evaluation per pair per 16
+  // tokens, not per token), and so do the calls of a decode step's layers.
   void row(const std::int64_t* position, float* c, float* s) {
     if (plan_.params().position_axes() != 1) return plan_.row_unchecked(position, c, s, kernels_);
     const std::int64_t step = RopePlan::step_of(*position), anchor = *position - step;
-    if (anchor != anchor_ || c0_.empty()) {
-      const auto n = static_cast<std::size_t>(plan_.pairs());
-      at_.assign(n, static_cast<double>(anchor));
-      c0_.resize(n);
-      s0_.resize(n);
-      plan_.angles(at_.data(), 0, n, c0_.data(), s0_.data(), kernels_);
-      anchor_ = anchor;
+    const auto n = static_cast<std::size_t>(plan_.pairs());
+    Anchor& a = last_anchor;
+    if (a.plan != plan_.id_ || a.at != anchor || a.c.size() != n) {
+      a.plan = 0;
+      a.positions.assign(n, static_cast<double>(anchor));
+      a.c.resize(n);
+      a.s.resize(n);
+      plan_.angles(a.positions.data(), 0, n, a.c.data(), a.s.data(), kernels_);
+      a.plan = plan_.id_;
+      a.at = anchor;
     }
-    plan_.stepped(c0_.data(), s0_.data(), step, 0, c0_.size(), c, s);
+    plan_.stepped(a.c.data(), a.s.data(), step, 0, n, c, s);
   }
 
   const RopePlan& plan_;
@@ -252,8 +273,6 @@ class FusedRows {
   std::size_t floats_;
   std::unique_ptr<float[]> rows_;
   std::int64_t block_ = -1, ready_ = 0;  // rows_ holds tokens block_ .. block_ + ready_ - 1
-  std::vector<double> at_, c0_, s0_;     // anchor_ per pair; cos and sin there (empty: none yet)
-  std::int64_t anchor_ = 0;
 };
 
 }  // namespace detail
@@ -272,7 +291,7 @@ std::string_view to_string(DType d) {
 
 std::size_t size_of(DType d) { return d == DType::f32 ? 4 : 2; }
 
-RopePlan::RopePlan(const RopeParams& params) : params_(params) {
+RopePlan::RopePlan(const RopeParams& params) : params_(params), id_(detail::next_plan_id.fetch_add(1)) {
   validate(params_);
   const auto f = formulas::rope_frequencies<long double>(params_);
   for (long double w : f.inv_freq) {

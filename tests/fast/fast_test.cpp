@@ -263,6 +263,37 @@ TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
   }
 }
 
+// The anchor's sin/cos a thread keeps between calls (rope.cpp, last_anchor) belong to their plan:
+// two plans at one position, called in turn, and a plan built where the last one was, each give
+// their own cache's bits (RopeCache rows never use the kept anchor).
+TEST(Fast, TheKeptAnchorBelongsToItsPlan) {
+  const std::int64_t position = 4103;
+  std::vector<float> x(128, 0.75f), y(128), z(128);
+  RopeTensor t;
+  t.in = x.data();
+  t.in_token_stride = t.out_token_stride = t.in_head_stride = t.out_head_stride = 128;
+  const auto check = [&](const RopePlan& plan) {
+    const RopeCache cache(plan, position, 1, Isa::scalar);
+    t.out = y.data();
+    rope_apply(plan, DType::f32, 1, 1, &position, t, {}, {Isa::scalar});
+    t.out = z.data();
+    rope_apply(cache, DType::f32, 1, 1, &position, t, {}, {Isa::scalar});
+    EXPECT_EQ(y, z) << "base " << plan.params().base;
+  };
+  RopeParams p = params(RopeLayout::half, 128, 128);
+  const RopePlan first(p);
+  p.base = 10000;
+  const RopePlan second(p);
+  for (int round = 0; round < 2; ++round) {
+    check(first);
+    check(second);
+  }
+  for (double base : {20000.0, 30000.0}) {
+    p.base = base;
+    check(RopePlan(p));
+  }
+}
+
 TEST(Fast, BadCallsAreRefusedWithTheParameterNamed) {
   const RopePlan plan(params(RopeLayout::half, 8, 8));
   std::vector<float> x(8), y(8);

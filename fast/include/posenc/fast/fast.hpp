@@ -100,6 +100,9 @@ class RopePlan {
   friend class detail::FusedRows;
 
   RopeParams params_;
+  // Unique per construction (a copy shares it with the values it copies): keys the thread's
+  // last anchor in rope.cpp.
+  std::uint64_t id_;
   std::vector<double> w_hi_, w_lo_;  // per pair, the frequency as a double-double
   std::vector<int> axis_;
   double attention_ = 1;
