@@ -67,7 +67,8 @@ void print_ratios(const Recorder& r) {
     }
   }
   ratio(r, "QK/B bf16 / f32 [elements/s]", "fused/QK/B/bf16/half/out/1", {f32("QK/B", "out")}, 1.7);
-  ratio(r, "decode, 1 token x (32 + 8) heads / best copy [GB/s]", f32("decode/1", "out"), copies("decode/1"), 0.5, true);
+  ratio(r, "decode, 1 token x (32 + 8) heads, same position / best copy", f32("decode/1", "out"), copies("decode/1"), 0.5, true);
+  ratio(r, "decode, 1 token x (32 + 8) heads, new position / best copy", f32("decode/1", "out-moving"), copies("decode/1"), 0.5, true);
   ratio(r, "decode, 64 tokens x (32 + 8) heads, scattered / best copy", f32("decode/64", "out"), copies("decode/64"), 0, true);
   ratio(r, "decode, 64 tokens: 2 threads / 1 thread", f32("decode/64", "out", 2), {f32("decode/64", "out")}, 0);
   ratio(r, "QK/A interleaved / half layout", "fused/QK/A/f32/interleaved/out/1", {f32("QK/A", "out")}, 0.9);

@@ -16,6 +16,9 @@ struct Case {
   bool in_place = false, cached = false;
   int threads = 1;
   fast::Stores stores = fast::Stores::automatic;
+  // Every call 16 positions on (a new anchor, rope.cpp): a decode step's first layer. Otherwise
+  // the same positions every call, as its later layers see them.
+  bool moving = false;
 };
 
 // One tensor of the workload: tokens x heads x 128, contiguous.
@@ -35,7 +38,7 @@ struct Tensor {
 
 void fast_rope(benchmark::State& state, const Case& c) {
   const fast::RopePlan plan(llama(c.layout));
-  const auto pos = positions(c.w);
+  auto pos = positions(c.w);
   std::vector<Tensor> x;
   for (std::int64_t h : c.w.heads) {
     Buffer<std::uint8_t> in = random_tensor(c.w.tokens * h * kDim, c.d);
@@ -50,6 +53,9 @@ void fast_rope(benchmark::State& state, const Case& c) {
   };
   for (auto _ : state) {
     call(x[0].heads, x[0].view(c.in_place), x.size() == 2 ? x[1].view(c.in_place) : fast::RopeTensor{});
+    if (c.moving) {
+      for (auto& p : pos) p = p < 1'000'000 ? p + 16 : p % 16;
+    }
     benchmark::ClobberMemory();
   }
   account(state, c.w, fast::size_of(c.d));
@@ -59,6 +65,7 @@ std::string name(const Case& c) {
   const char* mode = c.in_place                                ? "in"
                      : c.stores == fast::Stores::cached        ? "out-cached"
                      : c.stores == fast::Stores::streaming     ? "out-streaming"
+                     : c.moving                                ? "out-moving"
                                                                : "out";
   return std::string(c.cached ? "cached/" : "fused/") + c.w.name + "/" + std::string(fast::to_string(c.d)) + "/" +
          (c.layout == RopeLayout::half ? "half" : "interleaved") + "/" + mode + "/" + std::to_string(c.threads);
@@ -89,6 +96,7 @@ void register_rope_cases() {
   add_case({.w = workload("QK/A"), .layout = RopeLayout::interleaved});
   add_case({.w = workload("QK/A"), .cached = true});
   add_case({.w = workload("decode/1")});
+  add_case({.w = workload("decode/1"), .moving = true});
   add_case({.w = workload("decode/64")});
   add_case({.w = workload("decode/64"), .threads = 2});
 }
