@@ -143,7 +143,8 @@ class RopeCache {
   std::vector<float> rows_;  // count x (c[span], s[span])
 };
 
-// Rotate q (and k, when k.in is set) for n_tokens tokens of n_heads heads. positions holds
+// Rotate q (and k, when k.in is set) for n_tokens tokens of n_heads heads (a tensor's own
+// RopeTensor::heads, when set, replaces n_heads for it). positions holds
 // n_tokens x position_axes() values. Fused: angles and sin/cos computed inside the call.
 void rope_apply(const RopePlan& plan, DType dtype, std::int64_t n_tokens, std::int64_t n_heads,
                 const std::int64_t* positions, const RopeTensor& q, const RopeTensor& k, const Options& options = {});
