@@ -103,7 +103,7 @@ void for_each_head(const TokenRows& r, RotateRow rotate_row) {
     const std::int64_t ahead = h + r.prefetch_ahead;
     if (ahead < r.heads) {
       prefetch_row(r.in + ahead * r.in_head_bytes, used, in_place);
-    } else if (r.next_in && ahead - r.heads < r.heads) {
+    } else if (r.next_in && ahead - r.heads < r.next_heads) {
       prefetch_row(r.next_in + (ahead - r.heads) * r.next_in_head_bytes, used, in_place);
     }
     rotate_row(x, y);

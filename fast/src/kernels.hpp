@@ -16,8 +16,8 @@ namespace posenc::fast::detail {
 // each as one binary32 FMA of the product x[.] s[a] (rounded first) and x[.] c[a]. Elements
 // from span to tail_end are copied when out differs from in. With `stream`, rows whose vector
 // stores are all aligned are written with non-temporal stores (the caller fences). next_in is
-// the input of the token rotated next (null if none; its rows next_in_head_bytes apart): the
-// rows prefetch_ahead rows later in that order are prefetched.
+// the input of the token rotated next (null if none; next_heads rows next_in_head_bytes apart):
+// the rows prefetch_ahead rows later in that order are prefetched.
 struct TokenRows {
   DType dtype;
   bool interleaved, stream;
@@ -29,6 +29,7 @@ struct TokenRows {
   std::int64_t heads;
   const char* next_in;
   std::ptrdiff_t next_in_head_bytes;
+  std::int64_t next_heads;
   std::int64_t prefetch_ahead;
 };
 

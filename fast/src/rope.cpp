@@ -3,7 +3,9 @@
 #include <xmmintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -19,6 +21,8 @@ namespace posenc::fast {
 namespace {
 
 using detail::kernels;
+
+constexpr std::size_t kChunk = 64;  // pairs per pass of a row computed on the stack
 
 void check_position(std::int64_t position, const char* name) {
   if (position < -kMaxPosition || position > kMaxPosition) {
@@ -48,7 +52,11 @@ void to_kernel_row(const RopePlan& plan, float* c, float* s) {
 void check_tensor(const RopeTensor& t, const char* name, bool required) {
   if (!required && !t.in) return;
   if (!t.in || !t.out) throw InvalidParameter(std::string(name) + ".in/out", "null", "non-null pointers");
+  if (t.heads < 0) throw InvalidParameter(std::string(name) + ".heads", std::to_string(t.heads), ">= 1, or 0 for the call's n_heads");
 }
+
+// A tensor's head count (RopeTensor::heads).
+std::int64_t heads_of(const RopeTensor& t, std::int64_t n_heads) { return t.heads ? t.heads : n_heads; }
 
 // The parameter names of one tensor, as the errors report them.
 struct TensorNames {
@@ -65,8 +73,9 @@ void check_layout(DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int
   int n = 0;
   for (const auto& [t, names] : {std::pair{&q, &kQNames}, std::pair{&k, &kKNames}}) {
     if (!t->in) continue;
-    ins[n] = {names->in, t->in, n_tokens, n_heads, head_dim, t->in_token_stride, t->in_head_stride, size_of(d)};
-    outs[n] = {names->out, t->out, n_tokens, n_heads, head_dim, t->out_token_stride, t->out_head_stride, size_of(d)};
+    const std::int64_t heads = heads_of(*t, n_heads);
+    ins[n] = {names->in, t->in, n_tokens, heads, head_dim, t->in_token_stride, t->in_head_stride, size_of(d)};
+    outs[n] = {names->out, t->out, n_tokens, heads, head_dim, t->out_token_stride, t->out_head_stride, size_of(d)};
     check_view(ins[n], names->in_token_stride, names->in_head_stride, false);
     check_view(outs[n], names->out_token_stride, names->out_head_stride, true);
     const bool in_place = t->in == t->out && t->in_token_stride == t->out_token_stride &&
@@ -86,7 +95,7 @@ struct Rotation {
   const detail::Kernels& kernels;
   const RopePlan& plan;
   DType dtype;
-  std::int64_t n_heads;
+  std::int64_t n_heads;  // of a tensor whose RopeTensor::heads is 0
   bool stream;  // out-of-place outputs with non-temporal stores
   std::int64_t prefetch_ahead;
 };
@@ -113,8 +122,9 @@ void rotate_token(const Rotation& r, TokenOf now, TokenOf next, const float* c, 
   const auto input = [size](const TokenOf& u) { return static_cast<const char*>(u.x->in) + u.t * u.x->in_token_stride * size; };
   r.kernels.rotate({r.dtype, p.layout == RopeLayout::interleaved, r.stream && x.in != x.out, p.rotated_span(),
                     p.head_dim, c, s, input(now), static_cast<char*>(x.out) + now.t * x.out_token_stride * size,
-                    x.in_head_stride * size, x.out_head_stride * size, r.n_heads, next.x ? input(next) : nullptr,
-                    next.x ? next.x->in_head_stride * size : 0, r.prefetch_ahead});
+                    x.in_head_stride * size, x.out_head_stride * size, heads_of(x, r.n_heads),
+                    next.x ? input(next) : nullptr, next.x ? next.x->in_head_stride * size : 0,
+                    next.x ? heads_of(*next.x, r.n_heads) : 0, r.prefetch_ahead});
 }
 
 // Tokens [begin, end) in blocks of kBlock: Q's rows of the block, then K's, so that each tensor
@@ -144,21 +154,24 @@ void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, cons
 }
 
 // Options::stores: whether out-of-place outputs are streamed; automatic when the call's outputs
-// are at least half the last-level cache.
+// are at least a quarter of the last-level cache. (Half was the threshold before issue 19: a
+// single 8 MiB tensor then took ordinary stores under a 32 MiB L3 and ran at 21 GB/s against
+// 37-39 streamed on that Zen 4; a quarter streams it. Smaller outputs stay cached for their
+// consumer.)
 bool streaming(const Options& o, DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim,
-               const RopeTensor& k) {
+               const RopeTensor& q, const RopeTensor& k) {
   if (o.stores != Stores::automatic) return o.stores == Stores::streaming;
-  const double bytes = static_cast<double>(n_tokens) * static_cast<double>(n_heads) * static_cast<double>(head_dim) *
-                       static_cast<double>(size_of(d)) * (k.in ? 2 : 1);
-  return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 2;
+  const auto heads = static_cast<double>(heads_of(q, n_heads) + (k.in ? heads_of(k, n_heads) : 0));
+  const double bytes = static_cast<double>(n_tokens) * heads * static_cast<double>(head_dim) * static_cast<double>(size_of(d));
+  return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 4;
 }
 
 // What the calls of one rope_apply share. An empty Options::isa is resolved here, at the call
 // (not value_or: that would read POSENC_ISA even when an ISA is given).
-Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const RopeTensor& k,
-                  const Options& options) {
+Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const RopeTensor& q,
+                  const RopeTensor& k, const Options& options) {
   const Isa isa = options.isa ? *options.isa : selected_isa();
-  return {kernels(isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, k),
+  return {kernels(isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, q, k),
           prefetch_rows(plan.params(), d)};
 }
 
@@ -192,23 +205,41 @@ void check_call(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
 }  // namespace
 
 namespace detail {
+namespace {
+
+std::atomic<std::uint64_t> next_plan_id{1};
+
+// This thread's last anchor: the plan, the anchor position and cos/sin there per pair. Kept
+// across calls, since the layers of a decode step rotate one position with one plan call after
+// call; the values are what a fresh computation gives (one function of plan and position, the
+// same bits on every path), so keeping them changes no output.
+struct Anchor {
+  std::uint64_t plan = 0;  // 0: none
+  std::int64_t at = 0;
+  std::vector<double> positions, c, s;
+};
+thread_local Anchor last_anchor;
+
+}  // namespace
 
 // The fused path's rows: one block's, each computed when the block's first pass asks for it.
 class FusedRows {
  public:
-  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions)
+  // Room for one block of `tokens` at most, not zeroed (every row is written before it is read:
+  // zeroing a block's 16 KiB took ~15% of a one-token decode call).
+  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions, std::int64_t tokens)
       : plan_(plan), kernels_(kernels), positions_(positions), floats_(kernel_row_floats(plan)),
-        rows_(kBlock * floats_) {}
+        rows_(std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(std::clamp<std::int64_t>(tokens, 1, kBlock)) * floats_)) {}
 
   std::pair<const float*, const float*> operator()(std::int64_t t, std::int64_t i) {
-    float* c = rows_.data() + static_cast<std::size_t>(i) * floats_;
+    float* c = rows_.get() + static_cast<std::size_t>(i) * floats_;
     float* s = c + floats_ / 2;
     if (i == 0 && t != block_) {  // a new block
       block_ = t;
       ready_ = 0;
     }
     if (i == ready_) {
-      plan_.row_unchecked(positions_ + t * plan_.params().position_axes(), c, s, kernels_);
+      row(positions_ + t * plan_.params().position_axes(), c, s);
       to_kernel_row(plan_, c, s);
       ++ready_;
     }
@@ -216,11 +247,31 @@ class FusedRows {
   }
 
  private:
+  // RopePlan::row_unchecked's bits, with the anchor's sin/cos kept (last_anchor): consecutive
+  // positions share one anchor per RopePlan::kSteps (one SLEEF evaluation per pair per 16
+  // tokens, not per token), and so do the calls of a decode step's layers.
+  void row(const std::int64_t* position, float* c, float* s) {
+    if (plan_.params().position_axes() != 1) return plan_.row_unchecked(position, c, s, kernels_);
+    const std::int64_t step = RopePlan::step_of(*position), anchor = *position - step;
+    const auto n = static_cast<std::size_t>(plan_.pairs());
+    Anchor& a = last_anchor;
+    if (a.plan != plan_.id_ || a.at != anchor || a.c.size() != n) {
+      a.plan = 0;
+      a.positions.assign(n, static_cast<double>(anchor));
+      a.c.resize(n);
+      a.s.resize(n);
+      plan_.angles(a.positions.data(), 0, n, a.c.data(), a.s.data(), kernels_);
+      a.plan = plan_.id_;
+      a.at = anchor;
+    }
+    plan_.stepped(a.c.data(), a.s.data(), step, 0, n, c, s);
+  }
+
   const RopePlan& plan_;
   const Kernels& kernels_;
   const std::int64_t* positions_;
   std::size_t floats_;
-  std::vector<float> rows_;
+  std::unique_ptr<float[]> rows_;
   std::int64_t block_ = -1, ready_ = 0;  // rows_ holds tokens block_ .. block_ + ready_ - 1
 };
 
@@ -240,7 +291,7 @@ std::string_view to_string(DType d) {
 
 std::size_t size_of(DType d) { return d == DType::f32 ? 4 : 2; }
 
-RopePlan::RopePlan(const RopeParams& params) : params_(params) {
+RopePlan::RopePlan(const RopeParams& params) : params_(params), id_(detail::next_plan_id.fetch_add(1)) {
   validate(params_);
   const auto f = formulas::rope_frequencies<long double>(params_);
   for (long double w : f.inv_freq) {
@@ -250,6 +301,44 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   }
   for (std::int64_t i = 0; i < pairs(); ++i) axis_.push_back(static_cast<int>(params_.pair_axis(i)));
   attention_ = static_cast<double>(f.attention_factor);
+  // The step table, by the scalar path's sincos (the same bits as every path's: kernels.hpp).
+  const auto n = static_cast<std::size_t>(pairs());
+  step_c_.resize(static_cast<std::size_t>(kSteps) * n);
+  step_s_.resize(step_c_.size());
+  double position[kChunk], c[kChunk], s[kChunk];
+  for (std::int64_t k = 0; k < kSteps; ++k) {
+    for (std::size_t i0 = 0; i0 < n; i0 += kChunk) {
+      const std::size_t m = std::min(kChunk, n - i0), at = static_cast<std::size_t>(k) * n + i0;
+      std::fill_n(position, m, static_cast<double>(k));
+      angles(position, i0, m, c, s, detail::scalar_kernels());
+      for (std::size_t i = 0; i < m; ++i) {
+        step_c_[at + i] = attention_ * c[i];
+        step_s_[at + i] = attention_ * s[i];
+      }
+    }
+  }
+}
+
+void RopePlan::angles(const double* position, std::size_t i0, std::size_t m, double* c, double* s,
+                      const detail::Kernels& k) const {
+  k.sincos(position, w_hi_.data() + i0, w_lo_.data() + i0, s, c, m);
+}
+
+// Angle addition: cos((a + k) w) = cos(a w) cos(k w) - sin(a w) sin(k w) and sin((a + k) w) =
+// sin(a w) cos(k w) + cos(a w) sin(k w) (the attention factor in the table). Each factor is
+// within ~2^-51 of its value (SLEEF u35 and the angle's tail, kernels.hpp), so each entry is
+// within ~2^-49 of the exact product, ~2^-25 of binary32's rounding unit at 1: the binary32 row
+// is the correctly rounded one but where the exact value lies that close to a rounding boundary,
+// as it already was. Each product and sum rounded once (-ffp-contract=off), in this one function
+// for every path, so the bits are the same on all of them.
+void RopePlan::stepped(const double* c0, const double* s0, std::int64_t step, std::size_t i0, std::size_t m,
+                       float* cos_out, float* sin_out) const {
+  const std::size_t at = static_cast<std::size_t>(step) * static_cast<std::size_t>(pairs()) + i0;
+  const double *ck = step_c_.data() + at, *sk = step_s_.data() + at;
+  for (std::size_t i = 0; i < m; ++i) {
+    cos_out[i0 + i] = static_cast<float>(c0[i] * ck[i] - s0[i] * sk[i]);
+    sin_out[i0 + i] = static_cast<float>(s0[i] * ck[i] + c0[i] * sk[i]);
+  }
 }
 
 void RopePlan::table_row(std::span<const std::int64_t> positions, std::span<float> cos_out, std::span<float> sin_out,
@@ -261,19 +350,18 @@ void RopePlan::table_row(std::span<const std::int64_t> positions, std::span<floa
   row_unchecked(positions.data(), cos_out.data(), sin_out.data(), detail::kernels(isa));
 }
 
+// A single-axis row from its anchor (step_of); M-RoPE's axes move independently, so its rows
+// take step 0 (the table's first entry: the attention factor times 1 and 0).
 void RopePlan::row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out,
                              const detail::Kernels& k) const {
-  constexpr std::size_t kChunk = 64;  // pairs per pass, on the stack
   double position[kChunk], s[kChunk], c[kChunk];
   const auto n = static_cast<std::size_t>(pairs());
+  const std::int64_t step = params_.position_axes() == 1 ? step_of(positions[0]) : 0;
   for (std::size_t i0 = 0; i0 < n; i0 += kChunk) {
     const std::size_t m = std::min(kChunk, n - i0);
-    for (std::size_t i = 0; i < m; ++i) position[i] = static_cast<double>(positions[axis_[i0 + i]]);
-    k.sincos(position, w_hi_.data() + i0, w_lo_.data() + i0, s, c, m);
-    for (std::size_t i = 0; i < m; ++i) {
-      cos_out[i0 + i] = static_cast<float>(attention_ * c[i]);
-      sin_out[i0 + i] = static_cast<float>(attention_ * s[i]);
-    }
+    for (std::size_t i = 0; i < m; ++i) position[i] = static_cast<double>(positions[axis_[i0 + i]] - step);
+    angles(position, i0, m, c, s, k);
+    stepped(c, s, step, i0, m, cos_out, sin_out);
   }
 }
 
@@ -309,9 +397,9 @@ void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
   check_call(plan, d, n_tokens, n_heads, positions, q, k);
   const std::int64_t axes = plan.params().position_axes();
   for (std::int64_t i = 0; i < n_tokens * axes; ++i) check_position(positions[i], "rope.position");  // before any write
-  const Rotation r = rotation(plan, d, n_tokens, n_heads, k, options);
+  const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions));
+    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions, end - begin));
   });
 }
 
@@ -320,7 +408,7 @@ void rope_apply(const RopeCache& cache, DType d, std::int64_t n_tokens, std::int
   const RopePlan& plan = cache.plan();
   check_call(plan, d, n_tokens, n_heads, positions, q, k);
   for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
-  const Rotation r = rotation(plan, d, n_tokens, n_heads, k, options);
+  const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   const std::size_t half = kernel_row_floats(plan) / 2;
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
     rotate_tokens(r, begin, end, q, k, [&](std::int64_t t, std::int64_t) {

@@ -45,7 +45,11 @@ Batch random_batch(const RopeParams& p, DType d, std::uint32_t seed, std::int64_
   std::mt19937 rng(seed);
   Batch b;
   b.stride = p.head_dim + pad;
-  for (std::int64_t t = 0; t < b.tokens; ++t) b.positions.push_back(std::uniform_int_distribution<std::int64_t>(-(1LL << 31), 1LL << 31)(rng));
+  // Scattered positions, then a run of consecutive ones across two anchors of the angle
+  // addition (RopePlan::kSteps), which the thread splits cut at different tokens.
+  std::uniform_int_distribution<std::int64_t> anywhere(-(1LL << 31), 1LL << 31);
+  for (std::int64_t t = 0; t < 17; ++t) b.positions.push_back(anywhere(rng));
+  for (std::int64_t t = 17, first = anywhere(rng); t < b.tokens; ++t) b.positions.push_back(first + t);
   const auto n = static_cast<std::size_t>(b.tokens * b.heads * b.stride);
   std::uniform_real_distribution<float> value(-4, 4);
   for (auto* v : {&b.q, &b.k}) {
@@ -215,6 +219,79 @@ std::string error_of(F f) {
     return e.what();
   }
   return "no error";
+}
+
+// Grouped-query attention: K with its own (fewer) heads in Q's call gives the bits of a call per
+// tensor, on every thread count and store mode.
+TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
+  for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
+    for (DType d : {DType::f32, DType::bf16}) {
+      const RopeParams p = params(layout, 128, 128);
+      const RopePlan plan(p);
+      const Batch b = random_batch(p, d, 5, 8);
+      const auto k_bytes = static_cast<std::size_t>(b.tokens * b.stride) * size_of(d);  // 1 head per token
+      const std::vector<std::uint8_t> k_in(b.k.begin(), b.k.begin() + static_cast<std::ptrdiff_t>(k_bytes));
+      const auto k_tensor = [&](std::vector<std::uint8_t>& out) {
+        RopeTensor k;
+        k.in = k_in.data();
+        k.out = out.data();
+        k.in_token_stride = k.out_token_stride = k.in_head_stride = k.out_head_stride = b.stride;
+        k.heads = 1;
+        return k;
+      };
+      std::vector<std::uint8_t> q0(b.q.size()), k0(k_bytes);
+      rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q0), {}, {Isa::scalar, 1});
+      RopeTensor k_alone = k_tensor(k0);
+      k_alone.heads = 0;
+      rope_apply(plan, d, b.tokens, 1, b.positions.data(), k_alone, {}, {Isa::scalar, 1});
+      for (int threads : {1, 2}) {
+        for (Stores stores : {Stores::automatic, Stores::streaming}) {
+          std::vector<std::uint8_t> q(b.q.size()), k(k_bytes);
+          rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), k_tensor(k), {GetParam(), threads, stores});
+          EXPECT_EQ(q, q0) << to_string(d) << " " << threads << " threads";
+          EXPECT_EQ(k, k0) << to_string(d) << " " << threads << " threads";
+        }
+      }
+      std::vector<std::uint8_t> k(k_bytes);
+      RopeTensor bad = k_tensor(k);
+      bad.heads = -1;
+      std::vector<std::uint8_t> q(b.q.size());
+      EXPECT_NE(error_of([&] { rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), bad); })
+                    .find("k.heads = -1"),
+                std::string::npos);
+    }
+  }
+}
+
+// The anchor's sin/cos a thread keeps between calls (rope.cpp, last_anchor) belong to their plan:
+// two plans at one position, called in turn, and a plan built where the last one was, each give
+// their own cache's bits (RopeCache rows never use the kept anchor).
+TEST(Fast, TheKeptAnchorBelongsToItsPlan) {
+  const std::int64_t position = 4103;
+  std::vector<float> x(128, 0.75f), y(128), z(128);
+  RopeTensor t;
+  t.in = x.data();
+  t.in_token_stride = t.out_token_stride = t.in_head_stride = t.out_head_stride = 128;
+  const auto check = [&](const RopePlan& plan) {
+    const RopeCache cache(plan, position, 1, Isa::scalar);
+    t.out = y.data();
+    rope_apply(plan, DType::f32, 1, 1, &position, t, {}, {Isa::scalar});
+    t.out = z.data();
+    rope_apply(cache, DType::f32, 1, 1, &position, t, {}, {Isa::scalar});
+    EXPECT_EQ(y, z) << "base " << plan.params().base;
+  };
+  RopeParams p = params(RopeLayout::half, 128, 128);
+  const RopePlan first(p);
+  p.base = 10000;
+  const RopePlan second(p);
+  for (int round = 0; round < 2; ++round) {
+    check(first);
+    check(second);
+  }
+  for (double base : {20000.0, 30000.0}) {
+    p.base = base;
+    check(RopePlan(p));
+  }
 }
 
 TEST(Fast, BadCallsAreRefusedWithTheParameterNamed) {

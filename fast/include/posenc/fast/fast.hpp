@@ -51,8 +51,8 @@ inline constexpr std::int64_t kMaxPosition = std::int64_t{1} << 32;
 // How RoPE writes an out-of-place result. Non-temporal (streaming) stores send it to memory
 // without first reading its lines into the cache: a third less memory traffic when the output
 // does not fit in the cache anyway, but a consumer that reads it next finds it out of cache.
-// automatic streams when the call's outputs are at least half the last-level cache (Linux
-// sysfs; in place, never).
+// automatic streams when the call's outputs are at least a quarter of the last-level cache
+// (Linux sysfs; in place, never).
 // The values written are the same in every mode.
 enum class Stores { automatic, cached, streaming };
 
@@ -84,14 +84,30 @@ class RopePlan {
                  Isa isa) const;
 
  private:
+  // A row of a single-axis plan at position p comes from the accurate sin/cos of its anchor
+  // a = p - (p mod kSteps) and a table of k w, k = p - a, by angle addition in binary64 (rope.cpp,
+  // stepped): the same bits for p whichever call, path or thread computes it.
+  static constexpr std::int64_t kSteps = 16;
+  static constexpr std::int64_t step_of(std::int64_t p) { return (p % kSteps + kSteps) % kSteps; }
   // table_row without validation, for rope_apply, which checks every position before any write.
   void row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out, const detail::Kernels& k) const;
+  // Pairs [i0, i0 + m): c, s = cos and sin of the angles at `position` (one per pair, binary64,
+  // before the attention factor).
+  void angles(const double* position, std::size_t i0, std::size_t m, double* c, double* s, const detail::Kernels& k) const;
+  // Pairs [i0, i0 + m) of the row at anchor + step, from the anchor's c0, s0 (indexed from i0).
+  void stepped(const double* c0, const double* s0, std::int64_t step, std::size_t i0, std::size_t m, float* cos_out,
+               float* sin_out) const;
   friend class detail::FusedRows;
 
   RopeParams params_;
+  // Unique per construction (a copy shares it with the values it copies): keys the thread's
+  // last anchor in rope.cpp.
+  std::uint64_t id_;
   std::vector<double> w_hi_, w_lo_;  // per pair, the frequency as a double-double
   std::vector<int> axis_;
   double attention_ = 1;
+  // [kSteps][pairs]: the attention factor times cos(k w) and sin(k w), k in [0, kSteps).
+  std::vector<double> step_c_, step_s_;
 };
 
 // A tensor [tokens][heads][head_dim] in `dtype`, with strides in elements. `in` may equal `out`
@@ -101,6 +117,9 @@ struct RopeTensor {
   void* out = nullptr;
   std::int64_t in_token_stride = 0, in_head_stride = 0;
   std::int64_t out_token_stride = 0, out_head_stride = 0;
+  // This tensor's head count; 0: the call's n_heads. Grouped-query attention passes K with its
+  // own (fewer) heads, so that one call rotates Q and K with one cos/sin row per token.
+  std::int64_t heads = 0;
 };
 
 // Cos/sin rows for positions [first, first + count), built once and reused across layers.
@@ -124,7 +143,8 @@ class RopeCache {
   std::vector<float> rows_;  // count x (c[span], s[span])
 };
 
-// Rotate q (and k, when k.in is set) for n_tokens tokens of n_heads heads. positions holds
+// Rotate q (and k, when k.in is set) for n_tokens tokens of n_heads heads (a tensor's own
+// RopeTensor::heads, when set, replaces n_heads for it). positions holds
 // n_tokens x position_axes() values. Fused: angles and sin/cos computed inside the call.
 void rope_apply(const RopePlan& plan, DType dtype, std::int64_t n_tokens, std::int64_t n_heads,
                 const std::int64_t* positions, const RopeTensor& q, const RopeTensor& k, const Options& options = {});

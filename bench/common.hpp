@@ -1,0 +1,65 @@
+#pragma once
+// What every benchmark of bench/ shares: the workloads (shapes engines run), their positions and
+// tensors, and how a benchmark is registered.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "posenc/fast/fast.hpp"
+
+namespace posenc::bench {
+
+// Tensors 64-byte aligned, as PyTorch's CPU allocator returns them (c10/core/alignment.h,
+// gAlignment = 64).
+template <class T>
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <class U>
+  Aligned64(const Aligned64<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  bool operator==(const Aligned64&) const = default;
+};
+template <class T>
+using Buffer = std::vector<T, Aligned64<T>>;
+
+constexpr std::int64_t kDim = 128;  // head_dim of Llama 3 8B
+
+// One RoPE call's worth of work: `tokens` tokens of one tensor or two (Q and K) of head_dim 128,
+// each with its own head count (RopeTensor::heads).
+struct Workload {
+  std::string name;
+  std::int64_t tokens;
+  std::vector<std::int64_t> heads;  // per tensor
+  bool scattered = false;           // positions random (a batch of sequences), else consecutive
+  std::int64_t elements() const;    // of all tensors, in (as many out)
+};
+
+// Shape A: 512 tokens (a Q+K f32 call moves 16 MiB each way: in L3 on most servers); B: 4096
+// tokens (128 MiB: DRAM). Q alone, Llama 3 8B's grouped-query Q (32 heads) and K (8 heads), Q
+// and K of 32 heads each; decode: one token of 32 Q heads then 8 K heads in one row (as a fused
+// QKV projection lays them out), and 64 such tokens of sequences at scattered positions.
+std::vector<Workload> workloads();
+Workload workload(const std::string& name);
+
+RopeParams llama(RopeLayout layout);
+std::vector<std::int64_t> positions(const Workload& w);
+// Values in [-4, 4] (activations' range: no subnormal products to slow anything down); bf16 and
+// f16 inputs are the binary32 values' nearest storage values. Generated once per size and format.
+Buffer<std::uint8_t> random_tensor(std::int64_t elements, fast::DType d);
+
+// Bytes (read + written) and elements of one call on w.
+void account(benchmark::State& state, const Workload& w, std::size_t element_size);
+
+// Every benchmark: real time, 11 repetitions reported as aggregates (the ratio table uses
+// medians).
+template <class F>
+void add(const std::string& name, F f) {
+  benchmark::RegisterBenchmark(name.c_str(), f)->UseRealTime()->MinTime(0.1)->Repetitions(11)->ReportAggregatesOnly();
+}
+
+}  // namespace posenc::bench

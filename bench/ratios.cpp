@@ -1,0 +1,87 @@
+#include "ratios.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "posenc/fast/fast.hpp"
+
+namespace posenc::bench {
+namespace {
+
+// a's throughput over the best of the baselines b (bytes/s or elements/s); target 0: none.
+void ratio(const Recorder& r, const std::string& what, const std::string& a, const std::vector<std::string>& b,
+           double target, bool by_bytes = false) {
+  const auto& m = by_bytes ? r.bytes : r.items;
+  double best = 0;
+  for (const auto& name : b) best = m.count(name) ? std::max(best, m.at(name)) : best;
+  if (!m.count(a) || best == 0) return;
+  const double v = m.at(a) / best;
+  if (target > 0) {
+    std::printf("  %-62s %8.2f   (target >= %.2f)\n", what.c_str(), v, target);
+  } else {
+    std::printf("  %-62s %8.2f\n", what.c_str(), v);
+  }
+}
+
+std::vector<std::string> copies(const std::string& w) { return {"copy/" + w, "copy_nontemporal/" + w}; }
+
+std::string f32(const std::string& w, const std::string& mode, int threads = 1) {
+  return "fused/" + w + "/f32/half/" + mode + "/" + std::to_string(threads);
+}
+
+void ns_per_pair(const Recorder& r, const char* what, const std::string& name) {
+  if (r.items.count(name)) std::printf("  %-62s %8.2f\n", what, 1e9 / r.items.at(name));
+}
+
+}  // namespace
+
+void Recorder::ReportRuns(const std::vector<Run>& runs) {
+  for (const auto& run : runs) {
+    if (run.run_type != Run::RT_Aggregate || run.aggregate_name != "median") continue;
+    const std::string name = run.run_name.function_name;
+    const auto it = run.counters.find("items_per_second");
+    const auto bt = run.counters.find("bytes_per_second");
+    if (it != run.counters.end()) items[name] = it->second;
+    if (bt != run.counters.end()) bytes[name] = bt->second;
+  }
+  ConsoleReporter::ReportRuns(runs);
+}
+
+void print_ratios(const Recorder& r) {
+  std::printf("\nposenc fast, ISA path %s, 1 thread unless stated; ratios from this one run\n",
+              std::string(fast::to_string(fast::selected_isa())).c_str());
+  std::printf("  (Q: one tensor of 32 heads; GQA: Q of 32 heads and K of 8, one call; QK: Q and K of\n"
+              "   32 heads, one call; A: 512 tokens, B: 4096; head_dim 128, f32, half layout unless stated;\n"
+              "   copy: the faster of ordinary and non-temporal stores, same bytes, same run)\n");
+  for (const char* shape : {"A", "B"}) {
+    for (const char* kind : {"Q/", "GQA/", "QK/"}) {
+      const std::string w = kind + std::string(shape);
+      ratio(r, w + " fused out of place / best copy [GB/s]", f32(w, "out"), copies(w), 0.9, true);
+      ratio(r, w + " fused in place / in-place scale [GB/s]", f32(w, "in"), {"scale_in_place/" + w}, 0.9, true);
+    }
+    for (const char* kind : {"Q/", "QK/"}) {
+      const std::string w = kind + std::string(shape);
+      ratio(r, w + " 2 threads / 1 thread", f32(w, "out", 2), {f32(w, "out")}, 1.8);
+      ratio(r, w + " non-temporal copy: 2 threads / 1 (the machine's scaling)", "copy_nontemporal_2threads/" + w,
+            {"copy_nontemporal/" + w}, 0);
+    }
+  }
+  ratio(r, "QK/B bf16 / f32 [elements/s]", "fused/QK/B/bf16/half/out/1", {f32("QK/B", "out")}, 1.7);
+  ratio(r, "decode, 1 token x (32 + 8) heads, same position / best copy", f32("decode/1", "out"), copies("decode/1"), 0.5, true);
+  ratio(r, "decode, 1 token x (32 + 8) heads, new position / best copy", f32("decode/1", "out-moving"), copies("decode/1"), 0.5, true);
+  ratio(r, "decode, 64 tokens x (32 + 8) heads, scattered / best copy", f32("decode/64", "out"), copies("decode/64"), 0, true);
+  ratio(r, "decode, 64 tokens: 2 threads / 1 thread", f32("decode/64", "out", 2), {f32("decode/64", "out")}, 0);
+  ratio(r, "QK/A interleaved / half layout", "fused/QK/A/f32/interleaved/out/1", {f32("QK/A", "out")}, 0.9);
+  ratio(r, "QK/A fused / naive loop over a precomputed table", f32("QK/A", "out"), {"naive_table/QK/A"}, 1.0);
+  ratio(r, "QK/A fused / naive scalar loop", f32("QK/A", "out"), {"naive_scalar/QK/A"}, 0);
+  ratio(r, "QK/A cached (RopeCache) / fused", "cached/QK/A/f32/half/out/1", {f32("QK/A", "out")}, 0);
+  for (const char* w : {"Q/A", "QK/A", "QK/B"}) {
+    ratio(r, std::string(w) + " streaming / cached stores (out of place)", f32(w, "out-streaming"), {f32(w, "out-cached")}, 0);
+  }
+  ns_per_pair(r, "cos/sin row, ns per pair: RopePlan::table_row", "row/table_row");
+  ns_per_pair(r, "cos/sin row, ns per pair: in rope_apply, consecutive positions", "row/in-call/consecutive");
+  ns_per_pair(r, "cos/sin row, ns per pair: in rope_apply, scattered positions", "row/in-call/scattered");
+  ratio(r, "small shape: fast / reference [elements/s]", "fast/small", {"reference/small"}, 0);
+}
+
+}  // namespace posenc::bench
