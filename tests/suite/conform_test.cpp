@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "posenc/vectors/expected.hpp"
@@ -23,6 +24,22 @@ namespace {
 
 const std::filesystem::path kVectors = POSENC_VECTORS_DIR;
 
+// While one lives, reference_values keeps the last case's values (Mutant::run: one case, every
+// format). Nothing outlives it.
+struct OneCase {
+  struct Memo {
+    CaseType type;
+    VectorCase c;
+    std::vector<Rounded> values;
+  };
+  static inline thread_local std::optional<Memo> memo;
+  static inline thread_local bool active = false;
+  OneCase() { active = true; }
+  ~OneCase() { active = false, memo.reset(); }
+  OneCase(const OneCase&) = delete;
+  OneCase& operator=(const OneCase&) = delete;
+};
+
 // An implementation defined by a function of (group, case) returning the values in binary64
 // (rounded by the adapter to each requested format), or a status.
 class Mutant final : public Implementation {
@@ -31,6 +48,7 @@ class Mutant final : public Implementation {
   Mutant(std::string name, Fn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
   std::string name() const override { return name_; }
   std::vector<Outcome> run(const VectorGroup& g, const VectorCase& c, std::span<const Format> formats) override {
+    const OneCase scope;
     std::vector<Outcome> out;
     for (Format f : formats) out.push_back(fn_(g, c, f));
     return out;
@@ -41,11 +59,23 @@ class Mutant final : public Implementation {
   Fn fn_;
 };
 
+// The reference's values for a (possibly altered) group and case, computed once per case for all
+// the formats Mutant::run asks for: only their rounding depends on the format, and the reference
+// at multiprecision is what these runs spend their time on, once per format without this. Every mutant
+// alters a group or case the same way whatever the format, so within one Mutant::run the case and
+// the group's type identify the values; the memo is cleared when the run ends.
+std::vector<Rounded> reference_values(const VectorGroup& g, const VectorCase& c) {
+  if (OneCase::memo && OneCase::memo->type == g.type && OneCase::memo->c == c) return OneCase::memo->values;
+  std::vector<Rounded> values = evaluate_reference(g, c);
+  if (OneCase::active) OneCase::memo = OneCase::Memo{g.type, c, values};
+  return values;
+}
+
 // The reference's answer for a (possibly altered) group, in format f.
 Outcome reference_with(const VectorGroup& g, const VectorCase& c, Format f) {
   Outcome o;
   try {
-    for (const auto& r : evaluate_reference(g, c)) o.values.push_back(r.as_double(f));
+    for (const auto& r : reference_values(g, c)) o.values.push_back(r.as_double(f));
     o.status = Status::ok;
   } catch (const InvalidParameter& e) {
     o.status = Status::invalid;
