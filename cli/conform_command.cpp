@@ -30,6 +30,7 @@ struct ConformOptions {
   bool own_vectors = false;
   std::string filter;
   std::optional<std::string> formats;
+  std::optional<std::string> max_position;
   std::optional<std::string> report;
   std::optional<std::string> junit;
   std::optional<std::string> html;
@@ -69,6 +70,8 @@ void add_judging_options(CLI::App* c, ConformOptions& o) {
               "trust the folder's own MANIFEST (vectors of your own); by default it must be the shipped one");
   c->add_option("--filter", o.filter, "only vector files whose path contains this text");
   c->add_option("--formats", o.formats, "output formats to check, e.g. f32,bf16 (default all four)");
+  c->add_option("--max-position", o.max_position,
+                "judge only valid cases whose positions are all at most N in magnitude (the rest: not judged)");
   c->add_option("--report", o.report, "write a JSON report to this file");
   c->add_option("--junit", o.junit, "write JUnit XML to this file");
   c->add_option("--html", o.html, "write a self-contained HTML report (plots of error against position) to this file");
@@ -82,6 +85,7 @@ std::string replay_command(const std::string& head, const ConformOptions& o, boo
   if (o.own_vectors) command += " --own-vectors";
   if (!o.filter.empty()) command += " --filter " + shell_quote(o.filter);
   if (o.formats) command += " --formats " + shell_quote(*o.formats);
+  if (o.max_position) command += " --max-position " + shell_quote(*o.max_position);
   if (properties) command += " --seed " + shell_quote(o.seed) + " --property-cases " + shell_quote(o.property_cases);
   return command;
 }
@@ -102,6 +106,11 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   if (o.formats) {
     options.formats.clear();
     for (auto part : split_list(*o.formats)) options.formats.push_back(parse_format(part));
+  }
+  if (o.max_position) {
+    const std::int64_t n = parse_int64("--max-position", *o.max_position);
+    if (n < 0) throw InvalidParameter("--max-position", *o.max_position, "an integer >= 0");
+    options.max_position = static_cast<double>(n);
   }
   auto impl = make();
   const bool terminal = isatty(STDERR_FILENO) != 0;

@@ -26,10 +26,29 @@ if grep -q "rope/none.json" <<<"$compare" && [ "$(grep -c 'class="error-plot"' "
 else
   fail "compare: $compare"
 fi
+# Margins and the accurate context (SPEC.md section 9): the numpy RoPE's binary64 angle fails
+# strict at long positions; judged only up to its accurate context it passes, one step past it it
+# fails.
+expect "margin is the headline column" 1 "vectors                         margin  passed" \
+  "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none --report "$out/strict.json"
+up_to=$(/usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["groups"][0]; m=g["worstMargin"]
+assert m["value"] > 1 and m["format"] == "f64" and m["position"] is not None and m["element"] is not None, m
+print(int(g["accurateUpTo"]["f64"]))' "$out/strict.json") && ok "worstMargin above 1 and accurateUpTo in the report ($up_to)" ||
+  fail "worstMargin and accurateUpTo in the report"
+expect --regex "the text names the accurate context" 1 "f64 margin .*, strict up to position $up_to" \
+  "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none
+expect "judged up to the accurate context it passes" 0 "not judged (beyond --max-position)" \
+  "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none --max-position "$up_to"
+next=$(/usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["groups"][0]
+print(int(min(p["position"] for p in g["errorByPosition"] if p["position"] > int(sys.argv[2]))))' "$out/strict.json" "$up_to")
+expect "one judged position further it fails" 1 "NOT CONFORMANT" \
+  "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none --max-position "$next"
+expect "--max-position must be an integer >= 0" 2 "--max-position" \
+  "$posenc" verify --results "$out/seed003.json" --max-position -1
 echo '{"implementation": "x", "format": "f64", "results": [{"file": "rope/none.json", "tcId": 1, "values": ["1.5"]}]}' > "$out/bad.json"
 expect "a decimal where a hex float belongs" 2 "results[0].values[0]': expected a C99 hex float" "$posenc" verify --results "$out/bad.json"
 echo '{"implementation": "x", "format": "f32", "results": [{"file": "rope/none.json", "tcId": 1, "values": ["0x1.0000001p+0"]}]}' > "$out/bad.json"
 expect "a value not in the declared format" 2 "is not exactly representable in f32" "$posenc" verify --results "$out/bad.json"
-echo '{"implementation": "x", "format": "f64", "results": [{"file": "a", "tcId": 1, "status": "invalid"}, {"file": "a", "tcId": 1, "status": "invalid"}]}' > "$out/bad.json"
-expect "two results for one case" 2 "a second result for a tcId 1" "$posenc" verify --results "$out/bad.json"
+echo '{"implementation": "x", "format": "f64", "results": [{"file": "rope/none.json", "tcId": 1, "status": "invalid"}, {"file": "rope/none.json", "tcId": 1, "status": "invalid"}]}' > "$out/bad.json"
+expect "two results for one case" 2 "a second result for rope/none.json tcId 1" "$posenc" verify --results "$out/bad.json"
 expect_summary

@@ -2,21 +2,13 @@
 #include "posenc/reports/compare.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <iomanip>
 
+#include "verdict_text.hpp"
+
 namespace posenc::conformance {
-namespace {
 
-std::string short_number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", v);
-  return text;
-}
-
-}  // namespace
-
-// Worst scaled error per vector file, one column per report.
+// Worst margin (error / bound) per vector file, one column per report.
 void print_comparison(std::ostream& out, const std::vector<RunReport>& reports) {
   out << std::left << std::setw(28) << "vectors";
   for (const auto& r : reports) out << " " << std::setw(26) << r.implementation.substr(0, 26);
@@ -38,14 +30,14 @@ void print_comparison(std::ostream& out, const std::vector<RunReport>& reports) 
         if (f.passed + f.failed == 0) {
           cell = "unsupported";
         } else {
-          cell = short_number(f.worst_scaled.value) + (f.failed ? " (" + std::to_string(f.failed) + " failed)" : "");
+          cell = short_number(f.worst_margin.value) + (f.failed ? " (" + std::to_string(f.failed) + " failed)" : "");
         }
       }
       out << " " << std::setw(26) << cell;
     }
     out << "\n";
   }
-  out << "(worst scaled error per vector file; - not in that report)\n";
+  out << "(worst margin, error / bound (> 1 fails), per vector file; - not in that report)\n";
 }
 
 }  // namespace posenc::conformance
