@@ -45,6 +45,24 @@ expect "one judged position further it fails" 1 "NOT CONFORMANT" \
   "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none --max-position "$next"
 expect "--max-position must be an integer >= 0" 2 "--max-position" \
   "$posenc" verify --results "$out/seed003.json" --max-position -1
+# Entries that cannot be judged as given are refused, naming the entry and field.
+bad() { echo "{\"implementation\": \"x\", \"format\": \"$1\", \"results\": [$2]}" > "$out/bad.json"; }
+bad f64 '{"file": "rope/none.json", "tcId": 1, "status": "invalid"}, {"file": "rope/linaer.json", "tcId": 1, "status": "invalid"}'
+expect "a misspelled vector file" 2 "field 'results[1].file': 'rope/linaer.json' is not a vector file" \
+  "$posenc" verify --results "$out/bad.json" --filter rope/none
+bad f64 '{"file": "rope/none.json", "tcId": 999999, "status": "invalid"}'
+expect "a tcId that does not exist" 2 "field 'results[0].tcId': rope/none.json has no case with tcId 999999" \
+  "$posenc" verify --results "$out/bad.json"
+bad f64 '{"file": "rope/none.json", "tcId": 1, "values": ["0x1p+0"]}'
+expect "a wrong number of values" 2 "field 'results[0].values': 1 values; rope/none.json tcId 1 has 2 outputs" \
+  "$posenc" verify --results "$out/bad.json"
+bad f64 '{"file": "rope/none.json", "tcId": 1, "valuse": ["0x1p+0"]}'
+expect "an unknown field" 2 "valuse" "$posenc" verify --results "$out/bad.json"
+bad f16 '{"file": "rope/none.json", "tcId": 328, "status": "invalid"}'
+expect "a format the case's inputs are not exact in" 2 \
+  "field 'results[0]': rope/none.json tcId 328 has inputs that are not f16 values" "$posenc" verify --results "$out/bad.json"
+bad f16 '{"file": "rope/none.json", "tcId": 328, "status": "unsupported"}'
+expect "such a case may be declared unsupported" 1 "NOT CONFORMANT" "$posenc" verify --results "$out/bad.json" --filter rope/none
 echo '{"implementation": "x", "format": "f64", "results": [{"file": "rope/none.json", "tcId": 1, "values": ["1.5"]}]}' > "$out/bad.json"
 expect "a decimal where a hex float belongs" 2 "results[0].values[0]': expected a C99 hex float" "$posenc" verify --results "$out/bad.json"
 echo '{"implementation": "x", "format": "f32", "results": [{"file": "rope/none.json", "tcId": 1, "values": ["0x1.0000001p+0"]}]}' > "$out/bad.json"

@@ -193,6 +193,16 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
   report.implementation = impl.name();
   report.tolerance = options.tolerance;
   const auto manifest = read_checked_manifest(options.vectors, options.manifest_sha256);
+  {
+    std::vector<std::string> paths;
+    for (const auto& m : manifest) paths.push_back(m.path);
+    impl.check_cases(paths, [&](const std::string& path) {
+      for (const auto& m : manifest) {
+        if (m.path == path) return load_listed_file(options.vectors, m);
+      }
+      throw VectorFileError(path + ": not listed in the MANIFEST");
+    });
+  }
   std::vector<ManifestEntry> selected;
   for (const auto& m : manifest) {
     if (m.path.find(options.filter) != std::string::npos) selected.push_back(m);
