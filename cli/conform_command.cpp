@@ -28,7 +28,7 @@ struct ConformOptions {
   std::optional<std::string> bound;
   std::string vectors = default_vectors_dir();
   bool own_vectors = false;
-  std::string filter;
+  std::vector<std::string> filter, exclude;
   std::optional<std::string> formats;
   std::optional<std::string> max_position;
   std::optional<std::string> report;
@@ -68,7 +68,11 @@ void add_judging_options(CLI::App* c, ConformOptions& o) {
   c->add_option("--vectors", o.vectors, "folder of golden vectors with its MANIFEST")->capture_default_str();
   c->add_flag("--own-vectors", o.own_vectors,
               "trust the folder's own MANIFEST (vectors of your own); by default it must be the shipped one");
-  c->add_option("--filter", o.filter, "only vector files whose path contains this text");
+  c->add_option("--filter", o.filter,
+                "only these vector files: paths (rope/none.json or rope/none: only that file), families (rope) or "
+                "globs (rope/y*); several, space- or comma-separated")
+      ->delimiter(',');
+  c->add_option("--exclude", o.exclude, "not these vector files (patterns as for --filter)")->delimiter(',');
   c->add_option("--formats", o.formats, "output formats to check, e.g. f32,bf16 (default all four)");
   c->add_option("--max-position", o.max_position,
                 "judge only valid cases whose positions are all at most N in magnitude (the rest: not judged)");
@@ -83,7 +87,8 @@ std::string replay_command(const std::string& head, const ConformOptions& o, boo
   if (o.bound) command += " --bound " + shell_quote(*o.bound);
   if (o.vectors != default_vectors_dir()) command += " --vectors " + shell_quote(o.vectors);
   if (o.own_vectors) command += " --own-vectors";
-  if (!o.filter.empty()) command += " --filter " + shell_quote(o.filter);
+  for (const auto& f : o.filter) command += " --filter " + shell_quote(f);
+  for (const auto& f : o.exclude) command += " --exclude " + shell_quote(f);
   if (o.formats) command += " --formats " + shell_quote(*o.formats);
   if (o.max_position) command += " --max-position " + shell_quote(*o.max_position);
   if (properties) command += " --seed " + shell_quote(o.seed) + " --property-cases " + shell_quote(o.property_cases);
@@ -97,6 +102,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   options.vectors = o.vectors;
   if (!o.own_vectors) options.manifest_sha256 = shipped_manifest_sha256();
   options.filter = o.filter;
+  options.exclude = o.exclude;
   options.tolerance.profile = conformance::parse_profile(o.profile);
   if (o.bound) {
     double b = parse_double("--bound", *o.bound);

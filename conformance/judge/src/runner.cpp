@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "file_selection.hpp"
 #include "posenc/vectors/manifest.hpp"
 #include "posenc/vectors/vector_json.hpp"
 
@@ -203,10 +204,7 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
       throw VectorFileError(path + ": not listed in the MANIFEST");
     });
   }
-  std::vector<ManifestEntry> selected;
-  for (const auto& m : manifest) {
-    if (m.path.find(options.filter) != std::string::npos) selected.push_back(m);
-  }
+  const std::vector<ManifestEntry> selected = select_files(manifest, options.filter, options.exclude);
   for (std::size_t i = 0; i < selected.size(); ++i) {
     const auto& m = selected[i];
     const VectorFile file = load_listed_file(options.vectors, m);

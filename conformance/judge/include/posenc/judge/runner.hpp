@@ -17,7 +17,9 @@ struct RunOptions {
   std::filesystem::path vectors;
   std::string manifest_sha256;  // when set, vectors/MANIFEST must have this SHA-256 (the shipped set)
   Tolerance tolerance;
-  std::string filter;  // only files whose path (family/variant.json) contains this text
+  // Only files some filter pattern matches (all when empty) and no exclude pattern does: a
+  // file's path (family/variant.json, the .json optional), a family (rope) or a glob (rope/y*).
+  std::vector<std::string> filter, exclude;
   std::vector<Format> formats{kAllFormats[0], kAllFormats[1], kAllFormats[2], kAllFormats[3]};
   // Only cases whose positions are all at most this in magnitude are judged; the others count
   // as beyond_max_position (a user serving 128k context asks for 131072).
