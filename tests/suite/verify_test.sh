@@ -37,12 +37,32 @@ print(int(g["accurateUpTo"]["f64"]))' "$out/strict.json") && ok "worstMargin abo
   fail "worstMargin and accurateUpTo in the report"
 expect --regex "the text names the accurate context" 1 "f64 margin .*, strict up to position $up_to" \
   "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none
+if grep -q "position=2047 " <<<"$expect_output" && ! grep -q "(position " <<<"$expect_output"; then
+  ok "failures name each position once"
+else
+  fail "failures name positions twice: $(grep -m1 FAIL <<<"$expect_output")"
+fi
 expect "judged up to the accurate context it passes" 0 "not judged (beyond --max-position)" \
   "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none --max-position "$up_to"
 next=$(/usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["groups"][0]
 print(int(min(p["position"] for p in g["errorByPosition"] if p["position"] > int(sys.argv[2]))))' "$out/strict.json" "$up_to")
 expect "one judged position further it fails" 1 "NOT CONFORMANT" \
   "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none --max-position "$next"
+# compare: each column named by implementation and profile, nothing cut, columns aligned.
+compare=$("$posenc" compare "$out/report.json" "$out/strict.json" 2>&1)
+if /usr/bin/python3 -c '
+import sys
+lines = sys.stdin.read().splitlines()
+name = "seed 003 numpy RoPE (results " + sys.argv[1] + ")"
+head, verdict, row = lines[0], lines[1], lines[2]
+a, b = head.index(name + " (standard)"), head.index(name + " (strict)")
+assert verdict[a:].startswith("CONFORMANT") and verdict[b:].startswith("NOT CONFORMANT"), lines
+assert row.startswith("rope/none.json") and row[a - 2:a] == "  " and row[a] != " " and row[b] != " ", lines
+' "$out/seed003.json" <<<"$compare"; then
+  ok "compare names and aligns its columns"
+else
+  fail "compare columns: $compare"
+fi
 expect "--max-position must be an integer >= 0" 2 "--max-position" \
   "$posenc" verify --results "$out/seed003.json" --max-position -1
 # Entries that cannot be judged as given are refused, naming the entry and field.

@@ -98,4 +98,12 @@ expect "a pattern that matches no file is refused" 2 "invalid --filter = 'rope/n
 expect "an exclude that matches no file is refused" 2 "invalid --exclude = 'rope/linaer'" \
   "$posenc" conform --impl reference --filter rope/none --exclude rope/linaer --property-cases 0
 
+# Nothing but the report: no RapidCheck banner on stderr or stdout, the verdict on its own line.
+banner=$("$posenc" conform --impl reference --filter alibi/slopes --property-cases 2 2>&1)
+if ! grep -q "Using configuration" <<<"$banner" && [ "$(tail -n 1 <<<"$banner")" = CONFORMANT ]; then
+  ok "no RapidCheck banner"
+else
+  fail "RapidCheck banner or a verdict not on its own line: $(tail -n 3 <<<"$banner")"
+fi
+
 expect_summary

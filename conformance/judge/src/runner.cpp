@@ -1,5 +1,6 @@
 #include "posenc/judge/runner.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -18,6 +19,20 @@ namespace {
 
 constexpr std::size_t kFailuresKept = 5;
 
+// Whether text holds n as a whole number (not as part of a longer one).
+bool names_number(const std::string& text, std::int64_t n) {
+  const std::string digits = std::to_string(n < 0 ? -n : n);
+  for (auto at = text.find(digits); at != std::string::npos; at = text.find(digits, at + 1)) {
+    const bool before = at > 0 && std::isdigit(static_cast<unsigned char>(text[at - 1]));
+    const std::size_t end = at + digits.size();
+    const bool after = end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]));
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+// The case's inputs, then its comment unless the comment only repeats the positions (most say
+// "position 2047, random x"), so a failure never reads "position=2047 (position 2047)".
 std::string describe_inputs(const VectorCase& c) {
   std::ostringstream s;
   auto list = [&](const char* name, const std::vector<std::int64_t>& v) {
@@ -28,7 +43,11 @@ std::string describe_inputs(const VectorCase& c) {
   list("position", c.position);
   list("position_b", c.position_b);
   if (!c.x.empty()) s << " x[" << c.x.size() << "]";
-  s << " (" << c.comment << ")";
+  bool repeats = !c.position.empty();
+  for (const auto* v : {&c.position, &c.position_b}) {
+    for (auto p : *v) repeats = repeats && names_number(c.comment, p);
+  }
+  if (!repeats && !c.comment.empty()) s << " (" << c.comment << ")";
   return s.str();
 }
 
