@@ -31,6 +31,7 @@ struct ConformOptions {
   std::vector<std::string> filter, exclude;
   std::optional<std::string> formats;
   std::optional<std::string> max_position;
+  std::string max_failures = "5";
   std::optional<std::string> report;
   std::optional<std::string> junit;
   std::optional<std::string> html;
@@ -76,6 +77,9 @@ void add_judging_options(CLI::App* c, ConformOptions& o) {
   c->add_option("--formats", o.formats, "output formats to check, e.g. f32,bf16 (default all four)");
   c->add_option("--max-position", o.max_position,
                 "judge only valid cases whose positions are all at most N in magnitude (the rest: not judged)");
+  c->add_option("--max-failures", o.max_failures,
+                "failures the text shows per vector file, grouped by test group (the JSON report has all)")
+      ->capture_default_str();
   c->add_option("--report", o.report, "write a JSON report to this file");
   c->add_option("--junit", o.junit, "write JUnit XML to this file");
   c->add_option("--html", o.html, "write a self-contained HTML report (plots of error against position) to this file");
@@ -118,6 +122,8 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
     if (n < 0) throw InvalidParameter("--max-position", *o.max_position, "an integer >= 0");
     options.max_position = static_cast<double>(n);
   }
+  const std::int64_t max_failures = parse_int64("--max-failures", o.max_failures);
+  if (max_failures < 0) throw InvalidParameter("--max-failures", o.max_failures, "an integer >= 0");
   auto impl = make();
   const bool terminal = isatty(STDERR_FILENO) != 0;
   auto report = conformance::run_vectors(*impl, options, [&](std::size_t done, std::size_t total) {
@@ -134,7 +140,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
     if (p.cases < 0 || p.cases > 1000000) throw InvalidParameter("--property-cases", o.property_cases, "an integer in [0, 1000000]");
     if (p.cases > 0) report.properties = conformance::run_properties(*impl, p);
   }
-  conformance::print_summary(std::cout, report);
+  conformance::print_summary(std::cout, report, static_cast<std::size_t>(max_failures));
   if (o.report) write_text(*o.report, conformance::report_json(report));
   if (o.junit) write_text(*o.junit, conformance::junit_xml(report));
   if (o.html) write_text(*o.html, conformance::html_report({report}));

@@ -84,7 +84,7 @@ void expect_rejected(Implementation& impl, Profile profile, const std::string& f
   EXPECT_FALSE(r.conformant()) << impl.name() << " passed " << filter;
   std::string failures;
   for (const auto& f : r.files) {
-    for (const auto& why : f.failures) failures += f.path + ": " + why + "\n";
+    for (const auto& why : f.failures) failures += f.path + ": tcId " + std::to_string(why.tc_id) + " " + why.message + "\n";
   }
   EXPECT_NE(failures.find(caught_by), std::string::npos) << impl.name() << ":\n" << failures;
 }

@@ -17,8 +17,6 @@
 namespace posenc::conformance {
 namespace {
 
-constexpr std::size_t kFailuresKept = 5;
-
 // Whether text holds n as a whole number (not as part of a longer one).
 bool names_number(const std::string& text, std::int64_t n) {
   const std::string digits = std::to_string(n < 0 ? -n : n);
@@ -114,15 +112,13 @@ struct FileTally {
 };
 
 // specs: element_specs(g, c) for a valid case, computed once for all formats.
-void check_outcome(const Outcome& o, const VectorCase& c, const std::vector<ElementSpec>& specs,
-                   Format f, const Tolerance& t, FileTally& tally) {
+void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, const VectorCase& c,
+                   const std::vector<ElementSpec>& specs, Format f, const Tolerance& t, FileTally& tally) {
   FileResult& r = tally.r;
   const auto position = case_position(c);
   auto fail = [&](const std::string& why) {
     ++r.failed;
-    if (r.failures.size() < kFailuresKept) {
-      r.failures.push_back("tcId " + std::to_string(c.tc_id) + " " + std::string(to_string(f)) + ": " + why);
-    }
+    r.failures.push_back({group, g.comment, c.tc_id, f, why});
   };
   // A valid case that failed with nothing to measure.
   auto fail_unmeasured = [&](const std::string& why) {
@@ -231,7 +227,8 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
     FileTally tally{r, {}, {}};
     r.path = m.path;
     impl.begin_file(m.path);
-    for (const auto& g : file.groups) {
+    for (std::size_t gi = 0; gi < file.groups.size(); ++gi) {
+      const VectorGroup& g = file.groups[gi];
       for (const auto& c : g.tests) {
         // A case is put in format F only when its inputs are F values: an implementation that
         // stores F could not even receive the others. Every adapter sees the same checks.
@@ -251,7 +248,7 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
         const auto outcomes = impl.run(g, c, formats);
         const auto specs = c.valid ? element_specs(g, c) : std::vector<ElementSpec>{};
         for (std::size_t k = 0; k < formats.size(); ++k) {
-          check_outcome(outcomes.at(k), c, specs, formats[k], options.tolerance, tally);
+          check_outcome(outcomes.at(k), g, static_cast<std::int64_t>(gi), c, specs, formats[k], options.tolerance, tally);
         }
       }
     }

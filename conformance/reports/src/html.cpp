@@ -16,6 +16,7 @@ namespace {
 // Plots show errors down to this many scaled units; smaller ones (exact results among them)
 // sit on the floor, which the axis says.
 constexpr double kErrorFloor = 1e-3;
+constexpr std::size_t kFailuresShown = 20;  // per file in the table
 constexpr int kWidth = 720, kHeight = 380;
 constexpr int kLeft = 70, kRight = 20, kTop = 30, kBottom = 50;
 
@@ -234,8 +235,14 @@ std::string file_table(const RunReport& r) {
       s << "<br>";
     }
     s << "</td></tr>\n";
-    for (const auto& why : f.failures) {
-      s << "<tr class=\"failure\"><td></td><td colspan=\"9\">FAIL " << markup_escape(why) << "</td></tr>\n";
+    // The first few per file: every one is in the JSON report.
+    for (std::size_t i = 0; i < f.failures.size() && i < kFailuresShown; ++i) {
+      s << "<tr class=\"failure\"><td></td><td colspan=\"9\">FAIL " << markup_escape(failure_text(f.failures[i]))
+        << "</td></tr>\n";
+    }
+    if (f.failures.size() > kFailuresShown) {
+      s << "<tr class=\"failure\"><td></td><td colspan=\"9\">and " << f.failures.size() - kFailuresShown
+        << " more failures (all in the JSON report)</td></tr>\n";
     }
   }
   s << "</table>\n";

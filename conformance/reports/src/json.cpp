@@ -81,6 +81,22 @@ Margin read_margin(const Json& j, const Location& at) {
   return m;
 }
 
+Json failure_json(const Failure& f) {
+  return {{"group", f.group}, {"groupComment", f.group_comment}, {"tcId", f.tc_id},
+          {"format", std::string(to_string(f.format))}, {"message", f.message}};
+}
+
+Failure read_failure(const Json& j, const Location& at) {
+  json_io::require_only(j, {"group", "groupComment", "tcId", "format", "message"}, at);
+  Failure f;
+  f.group = read_count(json_io::member(j, "group", at), at.field("group"));
+  f.group_comment = json_io::read_string(json_io::member(j, "groupComment", at), at.field("groupComment"));
+  f.tc_id = json_io::read_small_int(json_io::member(j, "tcId", at), at.field("tcId"));
+  f.format = read_format_name(json_io::member(j, "format", at), at.field("format"));
+  f.message = json_io::read_string(json_io::member(j, "message", at), at.field("message"));
+  return f;
+}
+
 PositionError read_position_error(const Json& j, const Location& at) {
   json_io::require_only(j, {"position", "format", "worstScaled", "bound"}, at);
   PositionError e;
@@ -123,7 +139,13 @@ FileResult read_group(const Json& j, const Location& at) {
   r.worst_ulp = read_worst(json_io::member(j, "worstUlp", at), at.field("worstUlp"));
   // A margin above 1 is a failed check: a group edited to hide its failures is refused.
   if (r.failed == 0 && r.worst_margin.value > 1) at.field("worstMargin").fail("above 1 in a group without failures");
-  r.failures = json_io::read_string_array(json_io::member(j, "failures", at), at.field("failures"));
+  const Json& failures = json_io::member(j, "failures", at);
+  if (!failures.is_array()) at.field("failures").fail("expected an array");
+  for (std::size_t i = 0; i < failures.size(); ++i) r.failures.push_back(read_failure(failures[i], at.field("failures").index(i)));
+  if (static_cast<std::int64_t>(r.failures.size()) != r.failed) {
+    at.field("failures").fail("lists " + std::to_string(r.failures.size()) + " failures, the group counts " +
+                              std::to_string(r.failed));
+  }
   const Json& points = json_io::member(j, "errorByPosition", at);
   if (!points.is_array()) at.field("errorByPosition").fail("expected an array");
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -169,6 +191,8 @@ std::string report_json(const RunReport& report) {
                         {"worstScaled", error_value(e.worst_scaled)},
                         {"bound", e.bound}});
     }
+    Json failures = Json::array();
+    for (const auto& failure : f.failures) failures.push_back(failure_json(failure));
     Json margins = Json::object(), accurate = Json::object();
     for (const auto& [format, m] : f.margin_by_format) margins[std::string(to_string(format))] = margin_json(m);
     for (const auto& [format, p] : f.accurate_up_to) accurate[std::string(to_string(format))] = optional_json(p);
@@ -182,7 +206,7 @@ std::string report_json(const RunReport& report) {
                            {"accurateUpTo", std::move(accurate)},
                            {"worstScaled", worst_json(f.worst_scaled)},
                            {"worstUlp", worst_json(f.worst_ulp)},
-                           {"failures", f.failures},
+                           {"failures", std::move(failures)},
                            {"errorByPosition", std::move(points)}});
   }
   j["properties"] = Json::array();

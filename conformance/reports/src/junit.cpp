@@ -34,7 +34,7 @@ std::string junit_xml(const RunReport& report) {
     x << "    </properties>\n";
     x << "    <testcase classname=\"" << markup_escape(report.implementation) << "\" name=\"" << markup_escape(f.path)
       << "\">\n";
-    for (const auto& why : f.failures) x << "      <failure message=\"" << markup_escape(why) << "\"/>\n";
+    for (const auto& why : f.failures) x << "      <failure message=\"" << markup_escape(failure_text(why)) << "\"/>\n";
     if (f.failed == 0 && f.unsupported > 0 && f.passed == 0) x << "      <skipped/>\n";
     x << "    </testcase>\n  </testsuite>\n";
   }

@@ -2,6 +2,9 @@
 #include "posenc/reports/text.hpp"
 
 #include <iomanip>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "verdict_text.hpp"
 
@@ -20,9 +23,35 @@ void print_formats(std::ostream& out, const RunReport& report, const FileResult&
   if (!line.empty()) out << line << "\n";
 }
 
+// The file's first max_failures failures under a line per test group naming how many of the
+// group's checks failed, then how many more are not shown.
+void print_failures(std::ostream& out, const FileResult& f, std::size_t max_failures) {
+  std::map<std::int64_t, std::size_t> per_group;
+  for (const auto& failure : f.failures) ++per_group[failure.group];
+  std::optional<std::int64_t> group;
+  std::size_t shown = 0;
+  for (const auto& failure : f.failures) {
+    if (shown == max_failures) break;
+    if (failure.group != group) {
+      group = failure.group;
+      out << "    group " << failure.group << " (" << failure.group_comment << "): " << per_group[failure.group]
+          << " failed\n";
+    }
+    out << "      FAIL " << failure_text(failure) << "\n";
+    ++shown;
+  }
+  if (shown < f.failures.size()) {
+    std::set<std::int64_t> groups_left;
+    for (std::size_t i = shown; i < f.failures.size(); ++i) groups_left.insert(f.failures[i].group);
+    out << "    and " << f.failures.size() - shown << " more failures in " << groups_left.size()
+        << (groups_left.size() == 1 ? " group" : " groups")
+        << " (--max-failures N shows more; the JSON report has every one)\n";
+  }
+}
+
 }  // namespace
 
-void print_summary(std::ostream& out, const RunReport& report) {
+void print_summary(std::ostream& out, const RunReport& report, std::size_t max_failures) {
   out << "implementation: " << report.implementation << "\n";
   out << "profile: " << profile_name(report) << "\n\n";
   out << std::left << std::setw(30) << "vectors" << std::right << std::setw(8) << "margin" << std::setw(8) << "passed"
@@ -36,7 +65,7 @@ void print_summary(std::ostream& out, const RunReport& report) {
     if (!where.empty()) out << "  " << where;
     out << "\n";
     print_formats(out, report, f);
-    for (const auto& why : f.failures) out << "    FAIL " << why << "\n";
+    print_failures(out, f, max_failures);
   }
   if (!report.properties.empty()) out << "\nproperties\n";
   for (const auto& p : report.properties) {

@@ -42,4 +42,9 @@ inline std::string accurate_text(const RunReport& r, const std::optional<double>
   return profile_name(r) + (up_to ? " up to position " + position_text(*up_to) : " nowhere (fails at the smallest position)");
 }
 
+// "tcId 9 f32: element 0 = ..." (the failure's message names the rest).
+inline std::string failure_text(const Failure& f) {
+  return "tcId " + std::to_string(f.tc_id) + " " + std::string(to_string(f.format)) + ": " + f.message;
+}
+
 }  // namespace posenc::conformance

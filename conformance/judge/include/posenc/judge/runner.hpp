@@ -53,6 +53,15 @@ struct PositionError {
   double bound = 0;
 };
 
+// One failed check: its case in one format, and the test group it belongs to.
+struct Failure {
+  std::int64_t group = 0;     // index of the test group in its file
+  std::string group_comment;  // the group's comment (its parameters in words)
+  std::int64_t tc_id = 0;
+  Format format = Format::f64;
+  std::string message;  // what was wrong
+};
+
 // Counts are of checks: one vector case in one output format.
 struct FileResult {
   std::string path;
@@ -65,7 +74,7 @@ struct FileResult {
   // smallest judged position fails.
   std::map<Format, std::optional<double>> accurate_up_to;
   Worst worst_scaled, worst_ulp;
-  std::vector<std::string> failures;  // the first few, each naming tcId and format
+  std::vector<Failure> failures;  // every one, in file order
   std::vector<PositionError> by_position;  // sorted by position, then format
 };
 
