@@ -161,7 +161,7 @@ TEST(Conform, AcceptingInvalidParametersIsRejected) {
     if (o.status == Status::invalid) o = Outcome{Status::ok, std::vector<double>(1, 0.0), ""};
     return o;
   });
-  expect_rejected(lenient, Profile::standard, "invalid", "accepted invalid parameters");
+  expect_rejected(lenient, Profile::standard, "*/invalid.json", "accepted invalid parameters");
   // A learned table that clamps out-of-range positions instead of refusing them.
   Mutant clamping("learned table clamps", [](const VectorGroup& g, const VectorCase& c, Format f) {
     VectorCase clamped = c;
