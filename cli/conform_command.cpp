@@ -28,8 +28,10 @@ struct ConformOptions {
   std::optional<std::string> bound;
   std::string vectors = default_vectors_dir();
   bool own_vectors = false;
-  std::string filter;
+  std::vector<std::string> filter, exclude;
   std::optional<std::string> formats;
+  std::optional<std::string> max_position;
+  std::string max_failures = "5";
   std::optional<std::string> report;
   std::optional<std::string> junit;
   std::optional<std::string> html;
@@ -67,8 +69,17 @@ void add_judging_options(CLI::App* c, ConformOptions& o) {
   c->add_option("--vectors", o.vectors, "folder of golden vectors with its MANIFEST")->capture_default_str();
   c->add_flag("--own-vectors", o.own_vectors,
               "trust the folder's own MANIFEST (vectors of your own); by default it must be the shipped one");
-  c->add_option("--filter", o.filter, "only vector files whose path contains this text");
+  c->add_option("--filter", o.filter,
+                "only these vector files: paths (rope/none.json or rope/none: only that file), families (rope) or "
+                "globs (rope/y*); several, space- or comma-separated")
+      ->delimiter(',');
+  c->add_option("--exclude", o.exclude, "not these vector files (patterns as for --filter)")->delimiter(',');
   c->add_option("--formats", o.formats, "output formats to check, e.g. f32,bf16 (default all four)");
+  c->add_option("--max-position", o.max_position,
+                "judge only valid cases whose positions are all at most N in magnitude (the rest: not judged)");
+  c->add_option("--max-failures", o.max_failures,
+                "failures the text shows per vector file, grouped by test group (the JSON report has all)")
+      ->capture_default_str();
   c->add_option("--report", o.report, "write a JSON report to this file");
   c->add_option("--junit", o.junit, "write JUnit XML to this file");
   c->add_option("--html", o.html, "write a self-contained HTML report (plots of error against position) to this file");
@@ -80,8 +91,10 @@ std::string replay_command(const std::string& head, const ConformOptions& o, boo
   if (o.bound) command += " --bound " + shell_quote(*o.bound);
   if (o.vectors != default_vectors_dir()) command += " --vectors " + shell_quote(o.vectors);
   if (o.own_vectors) command += " --own-vectors";
-  if (!o.filter.empty()) command += " --filter " + shell_quote(o.filter);
+  for (const auto& f : o.filter) command += " --filter " + shell_quote(f);
+  for (const auto& f : o.exclude) command += " --exclude " + shell_quote(f);
   if (o.formats) command += " --formats " + shell_quote(*o.formats);
+  if (o.max_position) command += " --max-position " + shell_quote(*o.max_position);
   if (properties) command += " --seed " + shell_quote(o.seed) + " --property-cases " + shell_quote(o.property_cases);
   return command;
 }
@@ -93,6 +106,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   options.vectors = o.vectors;
   if (!o.own_vectors) options.manifest_sha256 = shipped_manifest_sha256();
   options.filter = o.filter;
+  options.exclude = o.exclude;
   options.tolerance.profile = conformance::parse_profile(o.profile);
   if (o.bound) {
     double b = parse_double("--bound", *o.bound);
@@ -103,6 +117,13 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
     options.formats.clear();
     for (auto part : split_list(*o.formats)) options.formats.push_back(parse_format(part));
   }
+  if (o.max_position) {
+    const std::int64_t n = parse_int64("--max-position", *o.max_position);
+    if (n < 0) throw InvalidParameter("--max-position", *o.max_position, "an integer >= 0");
+    options.max_position = static_cast<double>(n);
+  }
+  const std::int64_t max_failures = parse_int64("--max-failures", o.max_failures);
+  if (max_failures < 0) throw InvalidParameter("--max-failures", o.max_failures, "an integer >= 0");
   auto impl = make();
   const bool terminal = isatty(STDERR_FILENO) != 0;
   auto report = conformance::run_vectors(*impl, options, [&](std::size_t done, std::size_t total) {
@@ -119,7 +140,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
     if (p.cases < 0 || p.cases > 1000000) throw InvalidParameter("--property-cases", o.property_cases, "an integer in [0, 1000000]");
     if (p.cases > 0) report.properties = conformance::run_properties(*impl, p);
   }
-  conformance::print_summary(std::cout, report);
+  conformance::print_summary(std::cout, report, static_cast<std::size_t>(max_failures));
   if (o.report) write_text(*o.report, conformance::report_json(report));
   if (o.junit) write_text(*o.junit, conformance::junit_xml(report));
   if (o.html) write_text(*o.html, conformance::html_report({report}));

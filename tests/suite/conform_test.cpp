@@ -4,7 +4,9 @@
 // way Hugging Face and llama.cpp form angles.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <bit>
 #include <fstream>
 #include <functional>
@@ -16,6 +18,7 @@
 #include "posenc/vectors/manifest.hpp"
 #include "posenc/adapters/reference.hpp"
 #include "posenc/judge/runner.hpp"
+#include "posenc/reports/json.hpp"
 #include "posenc/reports/text.hpp"
 #include "posenc/vectors/vector_json.hpp"
 
@@ -97,7 +100,7 @@ RunReport run(Implementation& impl, Profile profile, const std::string& filter) 
   RunOptions o;
   o.vectors = kVectors;
   o.tolerance.profile = profile;
-  o.filter = filter;
+  if (!filter.empty()) o.filter = {filter};
   return run_vectors(impl, o);
 }
 
@@ -111,7 +114,7 @@ void expect_rejected(Implementation& impl, Profile profile, const std::string& f
   EXPECT_FALSE(r.conformant()) << impl.name() << " passed " << filter;
   std::string failures;
   for (const auto& f : r.files) {
-    for (const auto& why : f.failures) failures += f.path + ": " + why + "\n";
+    for (const auto& why : f.failures) failures += f.path + ": tcId " + std::to_string(why.tc_id) + " " + why.message + "\n";
   }
   EXPECT_NE(failures.find(caught_by), std::string::npos) << impl.name() << ":\n" << failures;
 }
@@ -188,7 +191,7 @@ TEST(Conform, AcceptingInvalidParametersIsRejected) {
     if (o.status == Status::invalid) o = Outcome{Status::ok, std::vector<double>(1, 0.0), ""};
     return o;
   });
-  expect_rejected(lenient, Profile::standard, "invalid", "accepted invalid parameters");
+  expect_rejected(lenient, Profile::standard, "*/invalid.json", "accepted invalid parameters");
   // A learned table that clamps out-of-range positions instead of refusing them.
   Mutant clamping("learned table clamps", [](const VectorGroup& g, const VectorCase& c, Format f) {
     VectorCase clamped = c;
@@ -276,6 +279,74 @@ TEST(Conform, Float32AnglesFailStrictAtLongContextButPassStandard) {
   std::ostringstream summary;
   print_summary(summary, standard);
   EXPECT_TRUE(standard.conformant()) << summary.str();
+}
+
+// Margins (error / bound) and the accurate context (SPEC.md section 9) of the HF-style binary32
+// angles under strict: the worst margin is above 1 in f32, where they fail, and --max-position at
+// the accurate context makes the same run pass while one position further fails it.
+TEST(Conform, MarginAndAccurateContextOfFloat32Angles) {
+  Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
+  const RunReport strict = run(hf, Profile::strict, "rope/none");
+  ASSERT_EQ(strict.files.size(), 1u);
+  const FileResult& f = strict.files[0];
+  EXPECT_GT(f.worst_margin.value, 1);
+  EXPECT_EQ(f.worst_margin.format, Format::f32);
+  ASSERT_TRUE(f.worst_margin.position.has_value());
+  ASSERT_TRUE(f.worst_margin.element.has_value());
+  ASSERT_EQ(f.margin_by_format.count(Format::f32), 1u);
+  EXPECT_EQ(f.margin_by_format.at(Format::f32).value, f.worst_margin.value);
+  // Only f32 was judged (the mutant answers nothing else).
+  ASSERT_EQ(f.accurate_up_to.size(), 1u);
+  const std::optional<double> up_to = f.accurate_up_to.at(Format::f32);
+  ASSERT_TRUE(up_to.has_value());
+  std::cout << "  HF-style binary32 angles: worst margin " << f.worst_margin.value << " at position "
+            << *f.worst_margin.position << ", strict up to position " << *up_to << "\n";
+  // A binary32 angle's error, about 2|t| units of u s, exceeds strict's 6 once |t| passes ~3:
+  // pair 0 (frequency 1) fails from position ~3 on, long before 64.
+  EXPECT_LT(*up_to, 64);
+  EXPECT_GE(*f.worst_margin.position, *up_to);
+  // The JSON report carries both, and its reader gives them back.
+  const RunReport back = parse_report_json(report_json(strict), "report");
+  EXPECT_EQ(back.files[0].worst_margin.value, f.worst_margin.value);
+  EXPECT_EQ(back.files[0].worst_margin.element, f.worst_margin.element);
+  EXPECT_EQ(back.files[0].worst_margin.position, f.worst_margin.position);
+  EXPECT_EQ(back.files[0].accurate_up_to, f.accurate_up_to);
+  EXPECT_EQ(back.files[0].margin_by_format.at(Format::f32).tc_id, f.margin_by_format.at(Format::f32).tc_id);
+
+  RunOptions o;
+  o.vectors = kVectors;
+  o.tolerance.profile = Profile::strict;
+  o.filter = {"rope/none"};
+  o.max_position = *up_to;
+  const RunReport short_context = run_vectors(hf, o);
+  EXPECT_TRUE(short_context.conformant());
+  EXPECT_GT(short_context.beyond_max_position(), 0);
+  EXPECT_LE(short_context.files[0].worst_margin.value, 1);
+  EXPECT_EQ(short_context.files[0].accurate_up_to.at(Format::f32), up_to);
+  // Every check is counted once: judged, unsupported or beyond --max-position.
+  EXPECT_EQ(short_context.passed() + short_context.failed() + short_context.unsupported() +
+                short_context.beyond_max_position(),
+            strict.passed() + strict.failed() + strict.unsupported());
+  double next = 0;  // the smallest judged position beyond up_to
+  for (const auto& e : f.by_position) {
+    if (e.format == Format::f32 && e.position > *up_to && (next == 0 || e.position < next)) next = e.position;
+  }
+  ASSERT_GT(next, *up_to);
+  o.max_position = next;
+  EXPECT_FALSE(run_vectors(hf, o).conformant());
+}
+
+// Under standard the same angles pass: every margin at most 1, accurate at every judged position.
+TEST(Conform, MarginOfAPassIsAtMostOne) {
+  Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
+  const RunReport standard = run(hf, Profile::standard, "rope/none");
+  ASSERT_TRUE(standard.conformant());
+  const FileResult& f = standard.files[0];
+  EXPECT_GT(f.worst_margin.value, 0);
+  EXPECT_LE(f.worst_margin.value, 1);
+  double largest = 0;
+  for (const auto& e : f.by_position) largest = std::max(largest, e.position);
+  EXPECT_EQ(f.accurate_up_to.at(Format::f32), std::optional<double>(largest));
 }
 
 TEST(Conform, IterativeThetaAndBf16AnglesAreRejected) {

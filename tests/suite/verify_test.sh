@@ -26,10 +26,81 @@ if grep -q "rope/none.json" <<<"$compare" && [ "$(grep -c 'class="error-plot"' "
 else
   fail "compare: $compare"
 fi
+# Margins and the accurate context (SPEC.md section 9): the numpy RoPE's binary64 angle fails
+# strict at long positions; judged only up to its accurate context it passes, one step past it it
+# fails.
+expect "margin is the headline column" 1 "vectors                         margin  passed" \
+  "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none --report "$out/strict.json"
+up_to=$(/usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["groups"][0]; m=g["worstMargin"]
+assert m["value"] > 1 and m["format"] == "f64" and m["position"] is not None and m["element"] is not None, m
+print(int(g["accurateUpTo"]["f64"]))' "$out/strict.json") && ok "worstMargin above 1 and accurateUpTo in the report ($up_to)" ||
+  fail "worstMargin and accurateUpTo in the report"
+expect --regex "the text names the accurate context" 1 "f64 margin .*, strict up to position $up_to" \
+  "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none
+if grep -q "position=2047 " <<<"$expect_output" && ! grep -q "(position " <<<"$expect_output"; then
+  ok "failures name each position once"
+else
+  fail "failures name positions twice: $(grep -m1 FAIL <<<"$expect_output")"
+fi
+# Every failure in the JSON report; the text shows --max-failures of them, under their groups.
+/usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["groups"][0]
+assert g["failed"] == 88 and len(g["failures"]) == 88 and {"group", "groupComment", "tcId", "format", "message"} == set(g["failures"][0]), g["failures"][0]' \
+  "$out/strict.json" && ok "all 88 failures in the JSON report" || fail "failures in the JSON report"
+expect "the text shows 5 and says how many more" 1 "and 83 more failures in" \
+  "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none
+expect "under their test group" 1 "    group 7 (head_dim 8, rotary_dim 8, base 10000, interleaved: rotation of inputs on the common grid (judged in f64, f32, bf16, f16)): 6 failed" \
+  "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none
+expect "--max-failures 100 shows all" 1 "NOT CONFORMANT" \
+  "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none --max-failures 100
+[ "$(grep -c '      FAIL ' <<<"$expect_output")" = 88 ] && ! grep -q "more failures" <<<"$expect_output" &&
+  ok "88 FAIL lines" || fail "--max-failures 100 shows $(grep -c '      FAIL ' <<<"$expect_output") lines"
+expect "--max-failures must be an integer >= 0" 2 "--max-failures" \
+  "$posenc" verify --results "$out/seed003.json" --max-failures -2
+expect "judged up to the accurate context it passes" 0 "not judged (beyond --max-position)" \
+  "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none --max-position "$up_to"
+next=$(/usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["groups"][0]
+print(int(min(p["position"] for p in g["errorByPosition"] if p["position"] > int(sys.argv[2]))))' "$out/strict.json" "$up_to")
+expect "one judged position further it fails" 1 "NOT CONFORMANT" \
+  "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none --max-position "$next"
+# compare: each column named by implementation and profile, nothing cut, columns aligned.
+compare=$("$posenc" compare "$out/report.json" "$out/strict.json" 2>&1)
+if /usr/bin/python3 -c '
+import sys
+lines = sys.stdin.read().splitlines()
+name = "seed 003 numpy RoPE (results " + sys.argv[1] + ")"
+head, verdict, row = lines[0], lines[1], lines[2]
+a, b = head.index(name + " (standard)"), head.index(name + " (strict)")
+assert verdict[a:].startswith("CONFORMANT") and verdict[b:].startswith("NOT CONFORMANT"), lines
+assert row.startswith("rope/none.json") and row[a - 2:a] == "  " and row[a] != " " and row[b] != " ", lines
+' "$out/seed003.json" <<<"$compare"; then
+  ok "compare names and aligns its columns"
+else
+  fail "compare columns: $compare"
+fi
+expect "--max-position must be an integer >= 0" 2 "--max-position" \
+  "$posenc" verify --results "$out/seed003.json" --max-position -1
+# Entries that cannot be judged as given are refused, naming the entry and field.
+bad() { echo "{\"implementation\": \"x\", \"format\": \"$1\", \"results\": [$2]}" > "$out/bad.json"; }
+bad f64 '{"file": "rope/none.json", "tcId": 1, "status": "invalid"}, {"file": "rope/linaer.json", "tcId": 1, "status": "invalid"}'
+expect "a misspelled vector file" 2 "field 'results[1].file': 'rope/linaer.json' is not a vector file" \
+  "$posenc" verify --results "$out/bad.json" --filter rope/none
+bad f64 '{"file": "rope/none.json", "tcId": 999999, "status": "invalid"}'
+expect "a tcId that does not exist" 2 "field 'results[0].tcId': rope/none.json has no case with tcId 999999" \
+  "$posenc" verify --results "$out/bad.json"
+bad f64 '{"file": "rope/none.json", "tcId": 1, "values": ["0x1p+0"]}'
+expect "a wrong number of values" 2 "field 'results[0].values': 1 values; rope/none.json tcId 1 has 2 outputs" \
+  "$posenc" verify --results "$out/bad.json"
+bad f64 '{"file": "rope/none.json", "tcId": 1, "valuse": ["0x1p+0"]}'
+expect "an unknown field" 2 "valuse" "$posenc" verify --results "$out/bad.json"
+bad f16 '{"file": "rope/none.json", "tcId": 328, "status": "invalid"}'
+expect "a format the case's inputs are not exact in" 2 \
+  "field 'results[0]': rope/none.json tcId 328 has inputs that are not f16 values" "$posenc" verify --results "$out/bad.json"
+bad f16 '{"file": "rope/none.json", "tcId": 328, "status": "unsupported"}'
+expect "such a case may be declared unsupported" 1 "NOT CONFORMANT" "$posenc" verify --results "$out/bad.json" --filter rope/none
 echo '{"implementation": "x", "format": "f64", "results": [{"file": "rope/none.json", "tcId": 1, "values": ["1.5"]}]}' > "$out/bad.json"
 expect "a decimal where a hex float belongs" 2 "results[0].values[0]': expected a C99 hex float" "$posenc" verify --results "$out/bad.json"
 echo '{"implementation": "x", "format": "f32", "results": [{"file": "rope/none.json", "tcId": 1, "values": ["0x1.0000001p+0"]}]}' > "$out/bad.json"
 expect "a value not in the declared format" 2 "is not exactly representable in f32" "$posenc" verify --results "$out/bad.json"
-echo '{"implementation": "x", "format": "f64", "results": [{"file": "a", "tcId": 1, "status": "invalid"}, {"file": "a", "tcId": 1, "status": "invalid"}]}' > "$out/bad.json"
-expect "two results for one case" 2 "a second result for a tcId 1" "$posenc" verify --results "$out/bad.json"
+echo '{"implementation": "x", "format": "f64", "results": [{"file": "rope/none.json", "tcId": 1, "status": "invalid"}, {"file": "rope/none.json", "tcId": 1, "status": "invalid"}]}' > "$out/bad.json"
+expect "two results for one case" 2 "a second result for rope/none.json tcId 1" "$posenc" verify --results "$out/bad.json"
 expect_summary

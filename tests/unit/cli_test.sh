@@ -44,7 +44,7 @@ for sub in eval seeds generate list compare conform verify; do
   expect "--help lists $sub" 0 "  $sub " "$posenc" --help
   expect "$sub --help" 0 "Usage:" "$posenc" "$sub" --help
 done
-for option in --impl --profile --bound --vectors --filter --formats --report --junit --html --seed --property-cases --timeout; do
+for option in --impl --profile --bound --vectors --filter --exclude --max-position --formats --report --junit --html --seed --property-cases --timeout; do
   expect "conform --help documents $option" 0 "$option" "$posenc" conform --help
 done
 vectors="$2"
@@ -80,5 +80,30 @@ expect --stderr "... and the message says how to run own vectors" 2 "--own-vecto
   "$posenc" list --vectors "$tampered/v"
 expect "--own-vectors trusts the folder (the edited slope now fails the reference)" 0 "NOT CONFORMANT" \
   bash -c "'$posenc' conform --vectors '$tampered/v' --own-vectors --filter alibi/slopes --property-cases 0 --profile exact; true"
+
+# --filter and --exclude (SPEC.md section 9): paths match only themselves, globs, several of each.
+files() { "$posenc" conform --impl reference --formats f64 --property-cases 0 "$@" 2>&1 | grep -o '^[a-z]*/[a-z0-9_]*\.json' | tr '\n' ' '; }
+check_files() {
+  local name=$1 want=$2; shift 2
+  local got; got=$(files "$@")
+  if [ "$got" = "$want" ]; then ok "$name"; else fail "$name: got '$got', expected '$want'"; fi
+}
+check_files "an exact path matches only itself" "rope/none.json " --filter rope/none
+check_files "with .json too" "rope/none.json " --filter rope/none.json
+check_files "several patterns, a glob among them" "alibi/slopes.json rope/yarn.json " --filter 'rope/y*' --filter alibi/slopes
+check_files "comma-separated" "alibi/slopes.json rope/none.json " --filter rope/none,alibi/slopes
+check_files "a family minus a glob" "rope/dynamic.json rope/invalid.json " --filter rope --exclude 'rope/[l-z]*'
+expect "a pattern that matches no file is refused" 2 "invalid --filter = 'rope/n'" \
+  "$posenc" conform --impl reference --filter rope/n --property-cases 0
+expect "an exclude that matches no file is refused" 2 "invalid --exclude = 'rope/linaer'" \
+  "$posenc" conform --impl reference --filter rope/none --exclude rope/linaer --property-cases 0
+
+# Nothing but the report: no RapidCheck banner on stderr or stdout, the verdict on its own line.
+banner=$("$posenc" conform --impl reference --filter alibi/slopes --property-cases 2 2>&1)
+if ! grep -q "Using configuration" <<<"$banner" && [ "$(tail -n 1 <<<"$banner")" = CONFORMANT ]; then
+  ok "no RapidCheck banner"
+else
+  fail "RapidCheck banner or a verdict not on its own line: $(tail -n 3 <<<"$banner")"
+fi
 
 expect_summary

@@ -1,5 +1,6 @@
 #include "posenc/adapters/results_file.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "posenc/vectors/json_reader.hpp"
@@ -13,8 +14,8 @@ using json_io::Location;
 ResultsImplementation::ResultsImplementation(const std::filesystem::path& results)
     : ResultsImplementation(read_bytes(results), results.string()) {}
 
-ResultsImplementation::ResultsImplementation(const std::string& document, const std::string& name) {
-  const Location at{&name, std::nullopt, ""};
+ResultsImplementation::ResultsImplementation(const std::string& document, const std::string& name) : source_(name) {
+  const Location at{&source_, std::nullopt, ""};
   Json j;
   try {
     j = Json::parse(document);
@@ -61,8 +62,43 @@ ResultsImplementation::ResultsImplementation(const std::string& document, const 
     } else {
       entry.field("status").fail("expected ok, invalid or unsupported, got '" + s + "'");
     }
-    if (!results_.emplace(std::make_pair(file, tc_id), std::move(o)).second) {
+    if (!results_.emplace(std::make_pair(file, tc_id), Entry{std::move(o), i}).second) {
       entry.fail("a second result for " + file + " tcId " + std::to_string(tc_id));
+    }
+  }
+}
+
+void ResultsImplementation::check_cases(const std::vector<std::string>& paths,
+                                        const std::function<VectorFile(const std::string&)>& load) {
+  const Location results{&source_, std::nullopt, "results"};
+  std::map<std::string, std::vector<std::pair<std::int64_t, const Entry*>>> by_file;
+  for (const auto& [key, entry] : results_) by_file[key.first].emplace_back(key.second, &entry);
+  for (const auto& [file, entries] : by_file) {
+    const Location first = results.index(entries.front().second->index);
+    if (std::find(paths.begin(), paths.end(), file) == paths.end()) {
+      first.field("file").fail("'" + file + "' is not a vector file of the MANIFEST (paths below vectors/, e.g. rope/none.json)");
+    }
+    const VectorFile vectors = load(file);
+    std::map<std::int64_t, std::pair<const VectorGroup*, const VectorCase*>> cases;
+    for (const auto& g : vectors.groups) {
+      for (const auto& c : g.tests) cases[c.tc_id] = {&g, &c};
+    }
+    for (const auto& [tc_id, entry] : entries) {
+      const Location at = results.index(entry->index);
+      const auto it = cases.find(tc_id);
+      if (it == cases.end()) at.field("tcId").fail(file + " has no case with tcId " + std::to_string(tc_id));
+      const auto& [g, c] = it->second;
+      const Outcome& o = entry->outcome;
+      if (o.status == Status::unsupported) continue;
+      if (!inputs_exact_in(*g, *c, format_)) {
+        at.fail(file + " tcId " + std::to_string(tc_id) + " has inputs that are not " + std::string(to_string(format_)) +
+                " values, so it cannot be answered in the file's format " + std::string(to_string(format_)) +
+                " (give it status unsupported or leave it out)");
+      }
+      if (o.status == Status::ok && c->valid && o.values.size() != c->expected.size()) {
+        at.field("values").fail(std::to_string(o.values.size()) + " values; " + file + " tcId " + std::to_string(tc_id) +
+                                " has " + std::to_string(c->expected.size()) + " outputs");
+      }
     }
   }
 }
@@ -76,7 +112,7 @@ std::vector<Outcome> ResultsImplementation::run(const VectorGroup&, const Vector
     } else if (it == results_.end()) {
       out.push_back({Status::unsupported, {}, "no result for this case", false});
     } else {
-      out.push_back(it->second);
+      out.push_back(it->second.outcome);
     }
   }
   return out;

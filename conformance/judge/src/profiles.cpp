@@ -1,5 +1,6 @@
 #include "posenc/judge/profiles.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -201,12 +202,12 @@ ElementError check_element(const ElementSpec& e, std::uint64_t expected_bits, do
   // A NaN is right exactly where a NaN is expected (propagated from a NaN input; any NaN).
   if (std::isnan(y) || std::isnan(expected)) {
     r.pass = std::isnan(y) && std::isnan(expected);
-    r.scaled = r.ulp = r.pass ? 0 : std::numeric_limits<double>::infinity();
+    r.scaled = r.ulp = r.margin = r.pass ? 0 : std::numeric_limits<double>::infinity();
     return r;
   }
   if (std::isinf(expected) || std::isinf(y)) {
     r.pass = y == expected;
-    r.scaled = r.ulp = r.pass ? 0 : std::numeric_limits<double>::infinity();
+    r.scaled = r.ulp = r.margin = r.pass ? 0 : std::numeric_limits<double>::infinity();
     return r;
   }
   const long double diff = std::fabs(static_cast<long double>(y) - e.exact);
@@ -219,6 +220,13 @@ ElementError check_element(const ElementSpec& e, std::uint64_t expected_bits, do
   // value passes every bound.
   const bool exact_only = r.bound == 0 && !t.scaled_bound;
   r.pass = same_bits || (exact_only ? zero_either_sign : r.scaled <= r.bound);
+  if (r.bound > 0) {
+    // The correct rounding passes even a user bound below its own rounding error: its margin is
+    // then 1, so that margin <= 1 means pass whatever the bound.
+    r.margin = r.pass ? std::min(r.scaled / r.bound, 1.0) : r.scaled / r.bound;
+  } else {
+    r.margin = r.pass ? 0 : std::numeric_limits<double>::infinity();
+  }
   return r;
 }
 

@@ -1,12 +1,15 @@
 #include "posenc/judge/runner.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
 
+#include "file_selection.hpp"
 #include "posenc/vectors/manifest.hpp"
 #include "posenc/vectors/vector_json.hpp"
 
@@ -14,8 +17,20 @@
 namespace posenc::conformance {
 namespace {
 
-constexpr std::size_t kFailuresKept = 5;
+// Whether text holds n as a whole number (not as part of a longer one).
+bool names_number(const std::string& text, std::int64_t n) {
+  const std::string digits = std::to_string(n < 0 ? -n : n);
+  for (auto at = text.find(digits); at != std::string::npos; at = text.find(digits, at + 1)) {
+    const bool before = at > 0 && std::isdigit(static_cast<unsigned char>(text[at - 1]));
+    const std::size_t end = at + digits.size();
+    const bool after = end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]));
+    if (!before && !after) return true;
+  }
+  return false;
+}
 
+// The case's inputs, then its comment unless the comment only repeats the positions (most say
+// "position 2047, random x"), so a failure never reads "position=2047 (position 2047)".
 std::string describe_inputs(const VectorCase& c) {
   std::ostringstream s;
   auto list = [&](const char* name, const std::vector<std::int64_t>& v) {
@@ -26,7 +41,11 @@ std::string describe_inputs(const VectorCase& c) {
   list("position", c.position);
   list("position_b", c.position_b);
   if (!c.x.empty()) s << " x[" << c.x.size() << "]";
-  s << " (" << c.comment << ")";
+  bool repeats = !c.position.empty();
+  for (const auto* v : {&c.position, &c.position_b}) {
+    for (auto p : *v) repeats = repeats && names_number(c.comment, p);
+  }
+  if (!repeats && !c.comment.empty()) s << " (" << c.comment << ")";
   return s.str();
 }
 
@@ -57,21 +76,62 @@ void record_position(PositionErrors& by_position, double position, Format f, dou
   if (bound > 0 && (e.bound == 0 || bound < e.bound)) e.bound = bound;
 }
 
+// What a file's checks add up to beyond FileResult's counts.
+struct FileTally {
+  FileResult& r;
+  PositionErrors by_position;
+  // Per format and |position|: whether every judged valid case there passed.
+  std::map<Format, std::map<double, bool>> passed_at;
+
+  void record_margin(const Margin& m) {
+    auto keep = [&](Margin& w) {
+      if (m.value > w.value || w.tc_id == 0) w = m;
+    };
+    keep(r.worst_margin);
+    keep(r.margin_by_format[m.format]);
+  }
+
+  // A valid case's verdict in format f, for the accurate context.
+  void record_verdict(const std::optional<double>& position, Format f, bool pass) {
+    if (!position) return;
+    auto [it, added] = passed_at[f].try_emplace(*position, pass);
+    if (!added) it->second = it->second && pass;
+  }
+
+  void finish() {
+    for (const auto& [key, e] : by_position) r.by_position.push_back(e);
+    for (const auto& [f, at] : passed_at) {
+      std::optional<double> up_to;
+      for (const auto& [position, pass] : at) {
+        if (!pass) break;
+        up_to = position;
+      }
+      r.accurate_up_to[f] = up_to;
+    }
+  }
+};
+
 // specs: element_specs(g, c) for a valid case, computed once for all formats.
-void check_outcome(const Outcome& o, const VectorCase& c, const std::vector<ElementSpec>& specs,
-                   Format f, const Tolerance& t, FileResult& r, PositionErrors& by_position) {
+void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, const VectorCase& c,
+                   const std::vector<ElementSpec>& specs, Format f, const Tolerance& t, FileTally& tally) {
+  FileResult& r = tally.r;
+  const auto position = case_position(c);
   auto fail = [&](const std::string& why) {
     ++r.failed;
-    if (r.failures.size() < kFailuresKept) {
-      r.failures.push_back("tcId " + std::to_string(c.tc_id) + " " + std::string(to_string(f)) + ": " + why);
-    }
+    r.failures.push_back({group, g.comment, c.tc_id, f, why});
+  };
+  // A valid case that failed with nothing to measure.
+  auto fail_unmeasured = [&](const std::string& why) {
+    tally.record_margin({std::numeric_limits<double>::infinity(), c.tc_id, std::nullopt, f, position});
+    tally.record_verdict(position, f, false);
+    fail(why);
   };
   if (o.status == Status::unsupported) {
     ++r.unsupported;
     return;
   }
-  if (o.status == Status::failed) return fail(o.message);
   if (!c.valid) {
+    if (o.status == Status::failed) return fail(o.message);
     if (o.status == Status::invalid) {
       ++r.passed;
     } else {
@@ -79,31 +139,33 @@ void check_outcome(const Outcome& o, const VectorCase& c, const std::vector<Elem
     }
     return;
   }
-  if (o.status == Status::invalid) return fail("refused valid parameters: " + o.message);
+  if (o.status == Status::failed) return fail_unmeasured(o.message);
+  if (o.status == Status::invalid) return fail_unmeasured("refused valid parameters: " + o.message);
   if (o.values.size() != c.expected.size()) {
-    return fail("returned " + std::to_string(o.values.size()) + " values, expected " +
-                std::to_string(c.expected.size()));
+    return fail_unmeasured("returned " + std::to_string(o.values.size()) + " values, expected " +
+                           std::to_string(c.expected.size()));
   }
   Tolerance tolerance = t;
   if (o.derived && tolerance.profile == Profile::exact) tolerance.profile = Profile::strict;
   bool ok = true;
   std::string first_bad;
-  const auto position = case_position(c);
   for (std::size_t j = 0; j < specs.size(); ++j) {
     const std::uint64_t expected = c.expected.of(f)[j];
     const ElementError e = check_element(specs[j], expected, o.values[j], f, tolerance);
     record_worst(r.worst_scaled, e.scaled, c, f, j);
     record_worst(r.worst_ulp, e.ulp, c, f, j);
-    if (position) record_position(by_position, *position, f, e.scaled, e.bound);
+    tally.record_margin({e.margin, c.tc_id, static_cast<std::int64_t>(j), f, position});
+    if (position) record_position(tally.by_position, *position, f, e.scaled, e.bound);
     if (!e.pass && ok) {
       ok = false;
       std::ostringstream s;
       s << "element " << j << " = " << std::hexfloat << o.values[j] << ", expected " << to_double(f, expected)
-        << std::defaultfloat << " (scaled error " << e.scaled << ", bound " << e.bound << ", " << e.ulp << " ulp)"
-        << describe_inputs(c);
+        << std::defaultfloat << " (margin " << e.margin << ": scaled error " << e.scaled << ", bound " << e.bound
+        << ", " << e.ulp << " ulp)" << describe_inputs(c);
       first_bad = s.str();
     }
   }
+  tally.record_verdict(position, f, ok);
   if (ok) {
     ++r.passed;
   } else {
@@ -128,6 +190,11 @@ std::int64_t RunReport::unsupported() const {
   for (const auto& f : files) n += f.unsupported;
   return n;
 }
+std::int64_t RunReport::beyond_max_position() const {
+  std::int64_t n = 0;
+  for (const auto& f : files) n += f.beyond_max_position;
+  return n;
+}
 
 bool RunReport::conformant() const {
   for (const auto& p : properties) {
@@ -142,38 +209,50 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
   report.implementation = impl.name();
   report.tolerance = options.tolerance;
   const auto manifest = read_checked_manifest(options.vectors, options.manifest_sha256);
-  std::vector<ManifestEntry> selected;
-  for (const auto& m : manifest) {
-    if (m.path.find(options.filter) != std::string::npos) selected.push_back(m);
+  {
+    std::vector<std::string> paths;
+    for (const auto& m : manifest) paths.push_back(m.path);
+    impl.check_cases(paths, [&](const std::string& path) {
+      for (const auto& m : manifest) {
+        if (m.path == path) return load_listed_file(options.vectors, m);
+      }
+      throw VectorFileError(path + ": not listed in the MANIFEST");
+    });
   }
+  const std::vector<ManifestEntry> selected = select_files(manifest, options.filter, options.exclude);
   for (std::size_t i = 0; i < selected.size(); ++i) {
     const auto& m = selected[i];
     const VectorFile file = load_listed_file(options.vectors, m);
     FileResult r;
-    PositionErrors by_position;
+    FileTally tally{r, {}, {}};
     r.path = m.path;
     impl.begin_file(m.path);
-    for (const auto& g : file.groups) {
+    for (std::size_t gi = 0; gi < file.groups.size(); ++gi) {
+      const VectorGroup& g = file.groups[gi];
       for (const auto& c : g.tests) {
         // A case is put in format F only when its inputs are F values: an implementation that
         // stores F could not even receive the others. Every adapter sees the same checks.
         std::vector<Format> formats;
+        const auto position = case_position(c);
+        const bool beyond = c.valid && options.max_position && position && *position > *options.max_position;
         for (Format f : options.formats) {
-          if (inputs_exact_in(g, c, f)) {
-            formats.push_back(f);
-          } else {
+          if (!inputs_exact_in(g, c, f)) {
             ++r.unsupported;
+          } else if (beyond) {
+            ++r.beyond_max_position;
+          } else {
+            formats.push_back(f);
           }
         }
         if (formats.empty()) continue;
         const auto outcomes = impl.run(g, c, formats);
         const auto specs = c.valid ? element_specs(g, c) : std::vector<ElementSpec>{};
         for (std::size_t k = 0; k < formats.size(); ++k) {
-          check_outcome(outcomes.at(k), c, specs, formats[k], options.tolerance, r, by_position);
+          check_outcome(outcomes.at(k), g, static_cast<std::int64_t>(gi), c, specs, formats[k], options.tolerance, tally);
         }
       }
     }
-    for (const auto& [key, e] : by_position) r.by_position.push_back(e);
+    tally.finish();
     report.files.push_back(std::move(r));
     if (progress) progress(i + 1, selected.size());
   }

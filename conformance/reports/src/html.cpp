@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "markup_escape.hpp"
+#include "verdict_text.hpp"
 
 namespace posenc::conformance {
 namespace {
@@ -15,25 +16,15 @@ namespace {
 // Plots show errors down to this many scaled units; smaller ones (exact results among them)
 // sit on the floor, which the axis says.
 constexpr double kErrorFloor = 1e-3;
+constexpr std::size_t kFailuresShown = 20;  // per file in the table
 constexpr int kWidth = 720, kHeight = 380;
 constexpr int kLeft = 70, kRight = 20, kTop = 30, kBottom = 50;
 
-std::string number(double v) {
-  if (std::isinf(v)) return "inf";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", v);
-  return text;
-}
 
 std::string coordinate(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f", v);
   return text;
-}
-
-std::string profile_name(const RunReport& r) {
-  return r.tolerance.scaled_bound ? "explicit bound " + number(*r.tolerance.scaled_bound)
-                                  : std::string(to_string(r.tolerance.profile));
 }
 
 // Colours tell formats apart; dashes tell reports apart.
@@ -199,7 +190,7 @@ std::string error_plot(const std::string& file, const std::vector<RunReport>& re
   for (const auto& ser : series) s << legend_key(ser);
   for (const auto& [label, b] : bounds) s << legend_key(b);
   if (bounds.empty()) s << "<span class=\"key\">no bound line: the profile asks for the very bits</span>";
-  s << "<br>Errors below " << number(kErrorFloor) << " (exact results among them) are drawn at " << number(kErrorFloor);
+  s << "<br>Errors below " << short_number(kErrorFloor) << " (exact results among them) are drawn at " << short_number(kErrorFloor);
   if (off_scale) s << "; infinite errors (NaN or infinite outputs) at the top edge";
   s << ".</figcaption>\n</figure>\n";
   return s.str();
@@ -227,15 +218,31 @@ std::string verdict_section(const RunReport& r) {
 std::string file_table(const RunReport& r) {
   std::ostringstream s;
   s << "<h3>" << markup_escape(r.implementation) << "</h3>\n<table class=\"files\">\n<tr><th>family</th><th>vectors</th>"
-    << "<th>passed</th><th>failed</th><th>unsupported</th><th>worst scaled</th><th>worst ulp</th><th>worst case</th></tr>\n";
+    << "<th>worst margin</th><th>passed</th><th>failed</th><th>unsupported</th><th>worst scaled</th><th>worst ulp</th>"
+    << "<th>worst margin at</th><th>per format</th></tr>\n";
   for (const auto& f : r.files) {
     s << "<tr class=\"" << (f.failed ? "fail" : "pass") << "\"><td>" << markup_escape(family_of(f.path)) << "</td><td>"
-      << markup_escape(f.path) << "</td><td>" << f.passed << "</td><td>" << f.failed << "</td><td>" << f.unsupported
-      << "</td><td>" << number(f.worst_scaled.value) << "</td><td>" << number(f.worst_ulp.value) << "</td><td>";
-    if (f.worst_scaled.tc_id != 0) s << "tcId " << f.worst_scaled.tc_id << " " << markup_escape(f.worst_scaled.where);
+      << markup_escape(f.path) << "</td><td class=\"margin\">" << short_number(f.worst_margin.value) << "</td><td>" << f.passed
+      << "</td><td>" << f.failed << "</td><td>" << f.unsupported << "</td><td>" << short_number(f.worst_scaled.value)
+      << "</td><td>" << short_number(f.worst_ulp.value) << "</td><td>" << markup_escape(margin_where(f.worst_margin))
+      << "</td><td class=\"formats\">";
+    for (const auto& [format, m] : f.margin_by_format) {
+      s << markup_escape(std::string(to_string(format))) << " margin " << short_number(m.value);
+      const auto up_to = f.accurate_up_to.find(format);
+      if (up_to != f.accurate_up_to.end()) {
+        s << ", <span class=\"accurate\">" << markup_escape(accurate_text(r, up_to->second)) << "</span>";
+      }
+      s << "<br>";
+    }
     s << "</td></tr>\n";
-    for (const auto& why : f.failures) {
-      s << "<tr class=\"failure\"><td></td><td colspan=\"7\">FAIL " << markup_escape(why) << "</td></tr>\n";
+    // The first few per file: every one is in the JSON report.
+    for (std::size_t i = 0; i < f.failures.size() && i < kFailuresShown; ++i) {
+      s << "<tr class=\"failure\"><td></td><td colspan=\"9\">FAIL " << markup_escape(failure_text(f.failures[i]))
+        << "</td></tr>\n";
+    }
+    if (f.failures.size() > kFailuresShown) {
+      s << "<tr class=\"failure\"><td></td><td colspan=\"9\">and " << f.failures.size() - kFailuresShown
+        << " more failures (all in the JSON report)</td></tr>\n";
     }
   }
   s << "</table>\n";
@@ -266,7 +273,7 @@ h1{font-size:22px}h2{font-size:18px;margin:0 0 4px}h3{font-size:15px;margin:18px
 .verdict.pass{border-color:#2b8a3e}.verdict.fail{border-color:#c0392b}
 table{border-collapse:collapse;font-size:13px;margin-bottom:8px}
 th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
-td:nth-child(n+3):nth-child(-n+7){text-align:right;font-variant-numeric:tabular-nums}
+td:nth-child(n+3):nth-child(-n+8){text-align:right;font-variant-numeric:tabular-nums}
 tr.fail td{color:#a61e1e}tr.failure td{color:#a61e1e;font-size:12px}
 pre{white-space:pre-wrap;background:#fbeeee;padding:6px;margin:4px 0}
 code{background:#eef;padding:1px 4px}

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "markup_escape.hpp"
+#include "verdict_text.hpp"
 
 namespace posenc::conformance {
 
@@ -15,9 +16,25 @@ std::string junit_xml(const RunReport& report) {
   for (const auto& f : report.files) {
     x << "  <testsuite name=\"" << markup_escape(f.path) << "\" tests=\"" << f.passed + f.failed + f.unsupported
       << "\" failures=\"" << f.failed << "\" skipped=\"" << f.unsupported << "\">\n";
+    // The margin (error / bound, > 1 fails) and accurate context of SPEC.md section 9.
+    x << "    <properties>\n";
+    auto property = [&](const std::string& name, const std::string& value) {
+      x << "      <property name=\"" << markup_escape(name) << "\" value=\"" << markup_escape(value) << "\"/>\n";
+    };
+    if (f.worst_margin.tc_id != 0) {
+      property("worstMargin", short_number(f.worst_margin.value));
+      property("worstMarginAt", margin_where(f.worst_margin));
+    }
+    for (const auto& [format, m] : f.margin_by_format) {
+      property("worstMargin." + std::string(to_string(format)), short_number(m.value));
+    }
+    for (const auto& [format, p] : f.accurate_up_to) {
+      property("accurateUpTo." + std::string(to_string(format)), p ? position_text(*p) : "none");
+    }
+    x << "    </properties>\n";
     x << "    <testcase classname=\"" << markup_escape(report.implementation) << "\" name=\"" << markup_escape(f.path)
       << "\">\n";
-    for (const auto& why : f.failures) x << "      <failure message=\"" << markup_escape(why) << "\"/>\n";
+    for (const auto& why : f.failures) x << "      <failure message=\"" << markup_escape(failure_text(why)) << "\"/>\n";
     if (f.failed == 0 && f.unsupported > 0 && f.passed == 0) x << "      <skipped/>\n";
     x << "    </testcase>\n  </testsuite>\n";
   }

@@ -1,6 +1,7 @@
 #pragma once
 // One interface for every implementation under test: the reference, each fast path, a plugin
 // through the C ABI, or a results file. The suite asks for one vector case in one output format.
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -29,6 +30,15 @@ class Implementation {
  public:
   virtual ~Implementation() = default;
   virtual std::string name() const = 0;
+  // Called once before any case with every vector file the MANIFEST lists (below the vectors
+  // folder) and a loader of them (checked against the MANIFEST): an implementation that names
+  // cases itself (a results file) refuses here, with a VectorFileError, any it names that do
+  // not exist or cannot be judged as given, whatever the run's filter.
+  virtual void check_cases(const std::vector<std::string>& paths,
+                           const std::function<VectorFile(const std::string&)>& load) {
+    (void)paths;
+    (void)load;
+  }
   // Called before the cases of each vector file (path below the vectors folder).
   virtual void begin_file(const std::string& path) { (void)path; }
   // One outcome per requested output format, in order.

@@ -30,6 +30,9 @@ struct ElementError {
   double scaled = 0;  // |y - y*| / (u s)
   double ulp = 0;     // |y - y*| / ulp(y*)
   double bound = 0;   // allowed scaled error (exact: 0, meaning bit-identical)
+  // scaled / bound (SPEC.md section 9): <= 1 exactly when the element passes. With a bound of 0
+  // (the very bits asked for) it is 0 for a pass and infinite for a fail.
+  double margin = 0;
   bool pass = true;
 };
 

@@ -1,12 +1,14 @@
 #pragma once
-// The text summary of a run: per vector file the counts and worst errors, the failures, the
-// properties and the verdict.
+// The text summary of a run: per vector file the counts and worst errors, its first
+// max_failures failures grouped by test group (the JSON report has every one), the properties
+// and the verdict.
+#include <cstddef>
 #include <ostream>
 
 #include "posenc/judge/runner.hpp"
 
 namespace posenc::conformance {
 
-void print_summary(std::ostream& out, const RunReport& report);
+void print_summary(std::ostream& out, const RunReport& report, std::size_t max_failures = 5);
 
 }  // namespace posenc::conformance
