@@ -36,42 +36,43 @@ TEST(Vectors, EveryFileLoadsAndWritesBackToTheSameBytes) {
   EXPECT_GE(total, 3000);
 }
 
-TEST(Vectors, ExpectedValuesAreTheReferencesAndInvalidCasesAreRefused) {
-  std::int64_t valid = 0, invalid = 0;
+// Calls fn(path, file, group, case) for every case of every shipped vector file.
+template <class F>
+void for_each_case(F&& fn) {
   for (const auto& e : manifest()) {
-    VectorFile f = load_vector_file(kVectors / e.path);
+    const VectorFile f = load_vector_file(kVectors / e.path);
     for (const auto& g : f.groups) {
-      for (const auto& c : g.tests) {
-        SCOPED_TRACE(e.path + " tcId " + std::to_string(c.tc_id));
-        if (c.valid) {
-          ++valid;
-          EXPECT_EQ(Expected::from(evaluate_reference(g, c)), c.expected);
-          for (double x : c.x) EXPECT_TRUE(exact_bits(g.input_format, x).has_value()) << "input not exact in format";
-        } else {
-          ++invalid;
-          try {
-            evaluate_reference(g, c);
-            ADD_FAILURE() << "accepted";
-          } catch (const InvalidParameter& err) {
-            EXPECT_EQ(err.parameter(), c.error);
-          }
-        }
-      }
+      for (const auto& c : g.tests) fn(e.path, f, g, c);
     }
   }
+}
+
+TEST(Vectors, ExpectedValuesAreTheReferencesAndInvalidCasesAreRefused) {
+  std::int64_t valid = 0, invalid = 0;
+  for_each_case([&](const std::string& path, const VectorFile&, const VectorGroup& g, const VectorCase& c) {
+    SCOPED_TRACE(path + " tcId " + std::to_string(c.tc_id));
+    if (c.valid) {
+      ++valid;
+      EXPECT_EQ(Expected::from(evaluate_reference(g, c)), c.expected);
+      for (double x : c.x) EXPECT_TRUE(exact_bits(g.input_format, x).has_value()) << "input not exact in format";
+    } else {
+      ++invalid;
+      try {
+        evaluate_reference(g, c);
+        ADD_FAILURE() << "accepted";
+      } catch (const InvalidParameter& err) {
+        EXPECT_EQ(err.parameter(), c.error);
+      }
+    }
+  });
   EXPECT_GT(valid, 2900);
   EXPECT_GE(invalid, 40);
 }
 
 TEST(Vectors, EveryUsedFlagIsExplained) {
-  for (const auto& e : manifest()) {
-    VectorFile f = load_vector_file(kVectors / e.path);
-    for (const auto& g : f.groups) {
-      for (const auto& c : g.tests) {
-        for (const auto& flag : c.flags) EXPECT_TRUE(f.notes.count(flag)) << e.path << ": " << flag;
-      }
-    }
-  }
+  for_each_case([](const std::string& path, const VectorFile& f, const VectorGroup&, const VectorCase& c) {
+    for (const auto& flag : c.flags) EXPECT_TRUE(f.notes.count(flag)) << path << ": " << flag;
+  });
 }
 
 std::string format_names(const std::vector<Format>& formats) {
@@ -89,22 +90,17 @@ bool has_flag(const VectorCase& c, std::string_view flag) {
 // FormatSubset marks exactly the cases judged in some formats but not all four.
 TEST(Formats, EveryValidCaseIsJudgedInANarrowFormatUnlessFlaggedF64Only) {
   std::int64_t valid = 0, f64_only = 0;
-  for (const auto& e : manifest()) {
-    VectorFile f = load_vector_file(kVectors / e.path);
-    for (const auto& g : f.groups) {
-      for (const auto& c : g.tests) {
-        if (!c.valid) continue;
-        ++valid;
-        const auto judged = judged_formats(g, c);
-        const std::string where = e.path + " tcId " + std::to_string(c.tc_id) + " (" + c.comment + ")";
-        if (judged.size() == 1) ++f64_only;
-        EXPECT_EQ(judged.size() == 1, has_flag(c, kF64OnlyFlag))
-            << where << ": judged in " << format_names(judged) << ", flagged F64Only: " << has_flag(c, kF64OnlyFlag);
-        EXPECT_EQ(judged.size() > 1 && judged.size() < std::size(kAllFormats), has_flag(c, "FormatSubset"))
-            << where << ": judged in " << format_names(judged) << ", flagged FormatSubset: " << has_flag(c, "FormatSubset");
-      }
-    }
-  }
+  for_each_case([&](const std::string& path, const VectorFile&, const VectorGroup& g, const VectorCase& c) {
+    if (!c.valid) return;
+    ++valid;
+    const auto judged = judged_formats(g, c);
+    const std::string where = path + " tcId " + std::to_string(c.tc_id) + " (" + c.comment + ")";
+    if (judged.size() == 1) ++f64_only;
+    EXPECT_EQ(judged.size() == 1, has_flag(c, kF64OnlyFlag))
+        << where << ": judged in " << format_names(judged) << ", flagged F64Only: " << has_flag(c, kF64OnlyFlag);
+    EXPECT_EQ(judged.size() > 1 && judged.size() < std::size(kAllFormats), has_flag(c, "FormatSubset"))
+        << where << ": judged in " << format_names(judged) << ", flagged FormatSubset: " << has_flag(c, "FormatSubset");
+  });
   EXPECT_GT(valid, 0);
   std::cout << valid << " valid cases, " << f64_only << " flagged F64Only\n";
 }
