@@ -11,13 +11,13 @@
 
 namespace posenc::cli {
 
-void add_compare_command(CLI::App& app) {
+void add_compare_command(Command& app) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto html = std::make_shared<std::string>();
-  CLI::App* c = app.add_subcommand("compare", "compare JSON reports of several implementations (conform --report)");
-  c->add_option("reports", *files, "JSON reports written by posenc conform/verify --report")->required();
-  c->add_option("--html", *html, "write a self-contained HTML page with every report on the same plots");
-  c->callback([files, html] {
+  Command c = app.add_command("compare", "compare JSON reports of several implementations (conform --report)");
+  c.option("reports", *files, "JSON reports written by posenc conform/verify --report").required();
+  c.option("--html", *html, "write a self-contained HTML page with every report on the same plots");
+  c.on_run([files, html] {
     std::vector<conformance::RunReport> reports;
     for (const auto& path : *files) reports.push_back(conformance::parse_report_json(conformance::read_bytes(path), path));
     conformance::print_comparison(std::cout, reports);

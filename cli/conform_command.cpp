@@ -62,27 +62,27 @@ std::unique_ptr<conformance::Implementation> make_implementation(const std::stri
 }
 
 // Options both `conform` and `verify` take.
-void add_judging_options(CLI::App* c, ConformOptions& o) {
-  c->add_option("--profile", o.profile, "exact, strict or standard (conformance/SPEC.md section 5)")
-      ->capture_default_str();
-  c->add_option("--bound", o.bound, "explicit bound in scaled units, replacing the profile's");
-  c->add_option("--vectors", o.vectors, "folder of golden vectors with its MANIFEST")->capture_default_str();
-  c->add_flag("--own-vectors", o.own_vectors,
+void add_judging_options(Command& c, ConformOptions& o) {
+  c.option("--profile", o.profile, "exact, strict or standard (conformance/SPEC.md section 5)")
+      .show_default();
+  c.option("--bound", o.bound, "explicit bound in scaled units, replacing the profile's");
+  c.option("--vectors", o.vectors, "folder of golden vectors with its MANIFEST").show_default();
+  c.flag("--own-vectors", o.own_vectors,
               "trust the folder's own MANIFEST (vectors of your own); by default it must be the shipped one");
-  c->add_option("--filter", o.filter,
+  c.option("--filter", o.filter,
                 "only these vector files: paths (rope/none.json or rope/none: only that file), families (rope) or "
                 "globs (rope/y*); several, space- or comma-separated")
-      ->delimiter(',');
-  c->add_option("--exclude", o.exclude, "not these vector files (patterns as for --filter)")->delimiter(',');
-  c->add_option("--formats", o.formats, "output formats to check, e.g. f32,bf16 (default all four)");
-  c->add_option("--max-position", o.max_position,
+      .comma_separated();
+  c.option("--exclude", o.exclude, "not these vector files (patterns as for --filter)").comma_separated();
+  c.option("--formats", o.formats, "output formats to check, e.g. f32,bf16 (default all four)");
+  c.option("--max-position", o.max_position,
                 "judge only valid cases whose positions are all at most N in magnitude (the rest: not judged)");
-  c->add_option("--max-failures", o.max_failures,
+  c.option("--max-failures", o.max_failures,
                 "failures the text shows per vector file, grouped by test group (the JSON report has all)")
-      ->capture_default_str();
-  c->add_option("--report", o.report, "write a JSON report to this file");
-  c->add_option("--junit", o.junit, "write JUnit XML to this file");
-  c->add_option("--html", o.html, "write a self-contained HTML report (plots of error against position) to this file");
+      .show_default();
+  c.option("--report", o.report, "write a JSON report to this file");
+  c.option("--junit", o.junit, "write JUnit XML to this file");
+  c.option("--html", o.html, "write a self-contained HTML report (plots of error against position) to this file");
 }
 
 // The command line that reruns this check: what the reports print next to a failure.
@@ -149,19 +149,19 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
 
 }  // namespace
 
-void add_conform_command(CLI::App& app, int& status) {
+void add_conform_command(Command& app, int& status) {
   auto o = std::make_shared<ConformOptions>();
-  CLI::App* c = app.add_subcommand("conform", "check an implementation against the golden vectors");
-  c->add_option("--impl", o->impl, "implementation under test: reference, fast (POSENC_ISA or the best path), fast:scalar|avx2|avx512, or PATH.so (a plugin, posenc/plugin.h)")
-      ->capture_default_str();
-  c->add_option("--timeout", o->timeout, "seconds a plugin may take for one case")->capture_default_str();
-  c->add_option("--memory-limit", o->memory_limit, "MiB a plugin may map during one call (its address space is capped)")
-      ->capture_default_str();
-  c->add_option("--seed", o->seed, "seed of the property-based checks (replays a counterexample)")->capture_default_str();
-  c->add_option("--property-cases", o->property_cases, "cases per property (0: skip the properties)")
-      ->capture_default_str();
+  Command c = app.add_command("conform", "check an implementation against the golden vectors");
+  c.option("--impl", o->impl, "implementation under test: reference, fast (POSENC_ISA or the best path), fast:scalar|avx2|avx512, or PATH.so (a plugin, posenc/plugin.h)")
+      .show_default();
+  c.option("--timeout", o->timeout, "seconds a plugin may take for one case").show_default();
+  c.option("--memory-limit", o->memory_limit, "MiB a plugin may map during one call (its address space is capped)")
+      .show_default();
+  c.option("--seed", o->seed, "seed of the property-based checks (replays a counterexample)").show_default();
+  c.option("--property-cases", o->property_cases, "cases per property (0: skip the properties)")
+      .show_default();
   add_judging_options(c, *o);
-  c->callback([o, &status] {
+  c.on_run([o, &status] {
     const double timeout = parse_double("--timeout", o->timeout);
     if (!(timeout > 0)) throw InvalidParameter("--timeout", o->timeout, "a number of seconds > 0");
     const std::int64_t memory = parse_int64("--memory-limit", o->memory_limit);
@@ -174,10 +174,10 @@ void add_conform_command(CLI::App& app, int& status) {
 
   auto v = std::make_shared<ConformOptions>();
   auto results = std::make_shared<std::string>();
-  CLI::App* r = app.add_subcommand("verify", "check outputs written by code in any language (SPEC.md section 7)");
-  r->add_option("--results", *results, "results file")->required();
+  Command r = app.add_command("verify", "check outputs written by code in any language (SPEC.md section 7)");
+  r.option("--results", *results, "results file").required();
   add_judging_options(r, *v);
-  r->callback([v, results, &status] {
+  r.on_run([v, results, &status] {
     judge(*v, [&] { return std::make_unique<conformance::ResultsImplementation>(*results); },
           replay_command("posenc verify --results " + shell_quote(*results), *v, false), status, false);
   });

@@ -56,8 +56,8 @@ void add_named(Output& out, const std::vector<Rounded>& values, const std::strin
 // readers, so every error names the option and the text.
 struct Text {
   std::optional<std::string> value;
-  CLI::Option* add(CLI::App* app, const std::string& name, const std::string& help) {
-    return app->add_option(name, value, help);
+  Option add(Command& app, const std::string& name, const std::string& help) {
+    return app.option(name, value, help);
   }
 };
 
@@ -74,12 +74,12 @@ struct SinusoidalOptions {
     return p;
   }
 
-  void add_common(CLI::App* app) {
-    dim.add(app, "--dim", "d_model, even >= 2")->required();
+  void add_common(Command& app) {
+    dim.add(app, "--dim", "d_model, even >= 2").required();
     base.add(app, "--base", "frequency base (default 10000)");
     layout.add(app, "--layout", "interleaved (default) or concatenated");
     frequencies.add(app, "--frequencies", "paper (default) or tensor2tensor");
-    app->add_flag("--json", json, "print one JSON object");
+    app.flag("--json", json, "print one JSON object");
   }
 };
 
@@ -123,8 +123,8 @@ struct RopeOptions {
     return p;
   }
 
-  void add_common(CLI::App* app) {
-    head_dim.add(app, "--head-dim", "head dimension, even >= 2")->required();
+  void add_common(Command& app) {
+    head_dim.add(app, "--head-dim", "head dimension, even >= 2").required();
     rotary_dim.add(app, "--rotary-dim", "rotated dimensions, even, <= head_dim (default head_dim)");
     base.add(app, "--base", "rope theta (default 10000)");
     layout.add(app, "--layout", "interleaved (default, GPT-J) or half (GPT-NeoX, HF rotate_half)");
@@ -145,7 +145,7 @@ struct RopeOptions {
     high_freq_factor.add(app, "--high-freq-factor", "llama3 high_freq_factor");
     short_factor.add(app, "--short-factor", "longrope short factors, comma separated");
     long_factor.add(app, "--long-factor", "longrope long factors, comma separated");
-    app->add_flag("--json", json, "print one JSON object");
+    app.flag("--json", json, "print one JSON object");
   }
 };
 
@@ -156,17 +156,17 @@ struct AlibiOptions {
 
 }  // namespace
 
-void add_eval_command(CLI::App& app) {
-  CLI::App* eval = app.add_subcommand("eval", "evaluate one case with the reference");
-  eval->require_subcommand(1);
+void add_eval_command(Command& app) {
+  Command eval = app.add_command("eval", "evaluate one case with the reference");
+  eval.require_subcommand();
 
   // Options live as long as the app: callbacks run after parsing.
   auto sin = std::make_shared<SinusoidalOptions>();
-  CLI::App* c = eval->add_subcommand("sinusoidal", "PE(position); with --x, x*sqrt(d)+PE");
+  Command c = eval.add_command("sinusoidal", "PE(position); with --x, x*sqrt(d)+PE");
   sin->add_common(c);
-  sin->position.add(c, "--position", "position, [0, 2^53]")->required();
+  sin->position.add(c, "--position", "position, [0, 2^53]").required();
   sin->x.add(c, "--x", "d_model input values for the x*sqrt(d)+PE combination");
-  c->callback([sin] {
+  c.on_run([sin] {
     auto p = sin->params();
     auto pos = parse_int64("--position", *sin->position.value);
     Output out{"sinusoidal", {}};
@@ -180,10 +180,10 @@ void add_eval_command(CLI::App& app) {
   });
 
   auto sdot = std::make_shared<SinusoidalOptions>();
-  c = eval->add_subcommand("sinusoidal-dot", "PE(a).PE(b)");
+  c = eval.add_command("sinusoidal-dot", "PE(a).PE(b)");
   sdot->add_common(c);
-  sdot->positions.add(c, "--positions", "two positions a,b")->required();
-  c->callback([sdot] {
+  sdot->positions.add(c, "--positions", "two positions a,b").required();
+  c.on_run([sdot] {
     auto pos = parse_int64_list("--positions", *sdot->positions.value);
     if (pos.size() != 2) {
       throw InvalidParameter("--positions", "'" + *sdot->positions.value + "'", "exactly two positions a,b");
@@ -193,11 +193,11 @@ void add_eval_command(CLI::App& app) {
   });
 
   auto rope = std::make_shared<RopeOptions>();
-  c = eval->add_subcommand("rope", "x rotated at --position; without --x, the cos/sin table row");
+  c = eval.add_command("rope", "x rotated at --position; without --x, the cos/sin table row");
   rope->add_common(c);
-  rope->position.add(c, "--position", "position (M-RoPE: one per section, comma separated)")->required();
+  rope->position.add(c, "--position", "position (M-RoPE: one per section, comma separated)").required();
   rope->x.add(c, "--x", "head_dim input values");
-  c->callback([rope] {
+  c.on_run([rope] {
     auto p = rope->params();
     auto pos = parse_int64_list("--position", *rope->position.value);
     Output out{"rope", {}};
@@ -215,9 +215,9 @@ void add_eval_command(CLI::App& app) {
   });
 
   auto rfreq = std::make_shared<RopeOptions>();
-  c = eval->add_subcommand("rope-frequencies", "per-pair inverse frequencies and attention factor");
+  c = eval.add_command("rope-frequencies", "per-pair inverse frequencies and attention factor");
   rfreq->add_common(c);
-  c->callback([rfreq] {
+  c.on_run([rfreq] {
     auto values = reference::rope_frequencies(rfreq->params());
     Output out{"rope-frequencies", {}};
     Rounded attention = values.back();
@@ -228,14 +228,14 @@ void add_eval_command(CLI::App& app) {
   });
 
   auto rdot = std::make_shared<RopeOptions>();
-  c = eval->add_subcommand("rope-dot", "q.k after rotating q at m and k at n");
+  c = eval.add_command("rope-dot", "q.k after rotating q at m and k at n");
   rdot->add_common(c);
   rdot->positions.add(c, "--positions", "m,n (single-axis RoPE)");
   rdot->q_position.add(c, "--q-position", "q's position (M-RoPE: one per section)");
   rdot->k_position.add(c, "--k-position", "k's position (M-RoPE: one per section)");
-  rdot->q.add(c, "--q", "head_dim values of q")->required();
-  rdot->k.add(c, "--k", "head_dim values of k")->required();
-  c->callback([rdot] {
+  rdot->q.add(c, "--q", "head_dim values of q").required();
+  rdot->k.add(c, "--k", "head_dim values of k").required();
+  c.on_run([rdot] {
     std::vector<std::int64_t> m, n;
     if (rdot->positions.value) {
       if (rdot->q_position.value || rdot->k_position.value) {
@@ -261,14 +261,14 @@ void add_eval_command(CLI::App& app) {
   });
 
   auto alibi = std::make_shared<AlibiOptions>();
-  c = eval->add_subcommand("alibi", "slopes; with --query-position/--key-position, the biases");
-  alibi->heads.add(c, "--heads", "number of heads, >= 1")->required();
+  c = eval.add_command("alibi", "slopes; with --query-position/--key-position, the biases");
+  alibi->heads.add(c, "--heads", "number of heads, >= 1").required();
   alibi->mode.add(c, "--mode", "causal (default) or symmetric");
   alibi->head.add(c, "--head", "only this head (0-based)");
   alibi->query.add(c, "--query-position", "query position i");
   alibi->key.add(c, "--key-position", "key position j");
-  c->add_flag("--json", alibi->json, "print one JSON object");
-  c->callback([alibi] {
+  c.flag("--json", alibi->json, "print one JSON object");
+  c.on_run([alibi] {
     AlibiParams p;
     p.n_heads = parse_int64("--heads", *alibi->heads.value);
     if (alibi->mode.value) p.mode = parse_alibi_mode(*alibi->mode.value);

@@ -6,11 +6,11 @@
 
 namespace posenc::cli {
 
-void add_generate_command(CLI::App& app) {
+void add_generate_command(Command& app) {
   auto out = std::make_shared<std::string>();
-  CLI::App* c = app.add_subcommand("generate", "write the golden vectors (deterministic) and their MANIFEST");
-  c->add_option("--out", *out, "output folder (vectors/ to refresh the shipped set)")->required();
-  c->callback([out] {
+  Command c = app.add_command("generate", "write the golden vectors (deterministic) and their MANIFEST");
+  c.option("--out", *out, "output folder (vectors/ to refresh the shipped set)").required();
+  c.on_run([out] {
     const auto files = generator::build_all_vectors();
     generator::write_vectors(files, *out);
     std::int64_t cases = 0;

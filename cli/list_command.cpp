@@ -13,13 +13,13 @@
 
 namespace posenc::cli {
 
-void add_list_command(CLI::App& app) {
+void add_list_command(Command& app) {
   auto vectors = std::make_shared<std::string>(default_vectors_dir());
   auto own = std::make_shared<bool>(false);
-  CLI::App* c = app.add_subcommand("list", "show the families, their variants, and the vector files with case counts");
-  c->add_option("--vectors", *vectors, "folder of golden vectors with its MANIFEST")->capture_default_str();
-  c->add_flag("--own-vectors", *own, "trust the folder's own MANIFEST (vectors of your own)");
-  c->callback([vectors, own] {
+  Command c = app.add_command("list", "show the families, their variants, and the vector files with case counts");
+  c.option("--vectors", *vectors, "folder of golden vectors with its MANIFEST").show_default();
+  c.flag("--own-vectors", *own, "trust the folder's own MANIFEST (vectors of your own)");
+  c.on_run([vectors, own] {
     std::cout << "families and variants (conformance/SPEC.md section 2)\n";
     for (const auto& group : {sinusoidal_choices(), rope_choices(), alibi_choices()}) {
       for (const auto& choice : group) {

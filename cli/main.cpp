@@ -7,24 +7,19 @@
 #include "posenc/errors.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"posenc: verified reference and conformance suite for transformer positional encodings"};
-  app.require_subcommand(1);
-  posenc::cli::add_eval_command(app);
-  posenc::cli::add_seeds_command(app);
-  posenc::cli::add_generate_command(app);
-  posenc::cli::add_list_command(app);
-  posenc::cli::add_compare_command(app);
   int status = 0;
-  posenc::cli::add_conform_command(app, status);
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "posenc: " << e.what() << "\n(run 'posenc --help' for usage)\n";
-    return 2;
+    const int usage = posenc::cli::run_command_line(
+        argc, argv, "posenc: verified reference and conformance suite for transformer positional encodings",
+        [&status](posenc::cli::Command& app) {
+          posenc::cli::add_eval_command(app);
+          posenc::cli::add_seeds_command(app);
+          posenc::cli::add_generate_command(app);
+          posenc::cli::add_list_command(app);
+          posenc::cli::add_compare_command(app);
+          posenc::cli::add_conform_command(app, status);
+        });
+    if (usage != 0) return usage;
   } catch (const posenc::InvalidParameter& e) {
     std::cerr << "posenc: " << e.what() << "\n";
     return 2;

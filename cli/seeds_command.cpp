@@ -53,9 +53,9 @@ void rope_examples() {
 
 }  // namespace
 
-void add_seeds_command(CLI::App& app) {
-  CLI::App* c = app.add_subcommand("seeds", "recompute the seed documents' worked examples");
-  c->callback([] {
+void add_seeds_command(Command& app) {
+  Command c = app.add_command("seeds", "recompute the seed documents' worked examples");
+  c.on_run([] {
     sinusoidal_examples();
     rope_examples();
   });
