@@ -8,6 +8,7 @@
 #include "posenc/plugin.h"
 #include "posenc/reference/reference.hpp"
 #include "posenc/strided_view.hpp"
+#include "recent_answers.hpp"
 
 namespace {
 
@@ -37,6 +38,10 @@ posenc_status guarded(const std::function<void()>& body) {
     return POSENC_UNSUPPORTED;
   }
 }
+
+// Per thread: a host may call the entry points from several threads.
+thread_local plugin::RecentAnswers<RopeParams> rope_rotations, rope_rows;
+thread_local plugin::RecentAnswers<SinusoidalParams> sinusoidal_rows, sinusoidal_embeddings;
 
 const posenc_plugin_info kInfo{POSENC_PLUGIN_ABI_VERSION, "posenc reference through the C ABI", "1",
                                POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED};
@@ -71,7 +76,7 @@ posenc_status posenc_rope_apply(const posenc_rope_params* a, posenc_dtype dtype,
         std::vector<double> v(d);
         const auto in = static_cast<std::size_t>(t * x_token_stride + h * x_head_stride);
         for (std::size_t j = 0; j < d; ++j) v[j] = get(x, f, in + j);
-        const auto r = reference::rope_rotate(p, pos, v);
+        const auto& r = rope_rotations.get(p, pos, v, [&] { return reference::rope_rotate(p, pos, v); });
         const auto at = static_cast<std::size_t>(t * y_token_stride + h * y_head_stride);
         for (std::size_t j = 0; j < d; ++j) put(r[j], f, y, at + j);
       }
@@ -88,7 +93,8 @@ posenc_status posenc_rope_table(const posenc_rope_params* a, posenc_dtype dtype,
     validate(p);
     const auto axes = static_cast<std::size_t>(p.position_axes());
     for (int64_t i = 0; i < n_positions; ++i) {
-      const auto row = reference::rope_table_row(p, {positions + static_cast<std::size_t>(i) * axes, axes});
+      const std::span<const std::int64_t> pos(positions + static_cast<std::size_t>(i) * axes, axes);
+      const auto& row = rope_rows.get(p, pos, {}, [&] { return reference::rope_table_row(p, pos); });
       for (std::size_t j = 0; j < row.size(); ++j) put(row[j], f, out, static_cast<std::size_t>(i) * row.size() + j);
     }
   });
@@ -110,7 +116,7 @@ posenc_status posenc_sinusoidal_table(const posenc_sinusoidal_params* a, posenc_
     const Format f = plugin::from_abi(dtype);
     const SinusoidalParams p = plugin::from_abi(*a);
     for (int64_t i = 0; i < n_positions; ++i) {
-      const auto row = reference::sinusoidal_row(p, positions[i]);
+      const auto& row = sinusoidal_rows.get(p, {positions + i, 1}, {}, [&] { return reference::sinusoidal_row(p, positions[i]); });
       for (std::size_t j = 0; j < row.size(); ++j) put(row[j], f, out, static_cast<std::size_t>(i) * row.size() + j);
     }
   });
@@ -127,7 +133,8 @@ posenc_status posenc_sinusoidal_embed(const posenc_sinusoidal_params* a, posenc_
     for (int64_t i = 0; i < n_positions; ++i) {
       std::vector<double> v(d);
       for (std::size_t j = 0; j < d; ++j) v[j] = get(x, f, static_cast<std::size_t>(i) * d + j);
-      const auto row = reference::sinusoidal_embed(p, positions[i], v);
+      const auto& row =
+          sinusoidal_embeddings.get(p, {positions + i, 1}, v, [&] { return reference::sinusoidal_embed(p, positions[i], v); });
       for (std::size_t j = 0; j < d; ++j) put(row[j], f, out, static_cast<std::size_t>(i) * d + j);
     }
   });

@@ -56,6 +56,9 @@ struct RopeScaling {
   double yarn_beta_fast() const { return beta_fast.value_or(32.0); }
   double yarn_beta_slow() const { return beta_slow.value_or(1.0); }
   bool yarn_truncate() const { return truncate.value_or(true); }
+
+  // Equal when every field holds the same value (reals as numbers: +0 equals -0).
+  friend bool operator==(const RopeScaling&, const RopeScaling&) = default;
 };
 
 struct RopeParams {
@@ -81,6 +84,8 @@ struct RopeParams {
   std::int64_t pair_second(std::int64_t i) const;
   // Axis of the position that pair i uses.
   std::int64_t pair_axis(std::int64_t i) const;
+
+  friend bool operator==(const RopeParams&, const RopeParams&) = default;
 };
 
 void validate(const RopeParams& p);

@@ -34,6 +34,9 @@ struct SinusoidalParams {
   std::int64_t cos_index(std::int64_t i) const {
     return layout == SinusoidalLayout::interleaved ? 2 * i + 1 : i + d_model / 2;
   }
+
+  // Equal when every field holds the same value (reals as numbers: +0 equals -0).
+  friend bool operator==(const SinusoidalParams&, const SinusoidalParams&) = default;
 };
 
 void validate(const SinusoidalParams& p);
