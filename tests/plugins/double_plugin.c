@@ -16,10 +16,34 @@
 static volatile int forever = 1;
 #endif
 
+/* The working format it declares, the same for every storage format (posenc_dtype order): binary64,
+ * or binary32 for the mutants that form their angles there. WORKING_FORMAT_CODE overrides it
+ * (a code plugin.h does not define: the suite must refuse the plugin). */
+#if defined(MUTANT_FLOAT_ANGLE) || defined(MUTANT_BF16_ANGLE) || defined(MUTANT_ITERATIVE_THETA)
+#define WORKING POSENC_WORKING_F32
+#elif defined(WORKING_FORMAT_CODE)
+#define WORKING WORKING_FORMAT_CODE
+#else
+#define WORKING POSENC_WORKING_F64
+#endif
+
+#ifdef ABI_VERSION_1
+/* A plugin built against version 1 of plugin.h: its info ends after capabilities. */
+typedef struct {
+  uint32_t abi_version;
+  const char* name;
+  const char* version;
+  uint32_t capabilities;
+} info_v1;
+static const info_v1 info_1 = {1, PLUGIN_NAME, "1", POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED};
+const posenc_plugin_info* posenc_plugin_query(void) { return (const posenc_plugin_info*)(const void*)&info_1; }
+#else
 static const posenc_plugin_info info = {POSENC_PLUGIN_ABI_VERSION, PLUGIN_NAME, "1",
-                                        POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED};
+                                        POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED,
+                                        {WORKING, WORKING, WORKING, WORKING}};
 
 const posenc_plugin_info* posenc_plugin_query(void) { return &info; }
+#endif
 
 static size_t element_size(posenc_dtype t) { return t == POSENC_F64 ? 8 : t == POSENC_F32 ? 4 : 2; }
 

@@ -188,11 +188,21 @@ long double scale_unit(Format f, double scale) {
   return std::max(static_cast<long double>(unit_roundoff(f)) * scale, std::ldexp(1.0L, spec(f).min_quantum()));
 }
 
-double scaled_bound(const ElementSpec& e, const Tolerance& t) {
+Format default_working_format(Format storage) { return storage == Format::f64 ? Format::f64 : Format::f32; }
+
+Format Tolerance::working_format(Format storage) const {
+  const auto it = working.find(storage);
+  return it == working.end() ? default_working_format(storage) : it->second;
+}
+
+double scaled_bound(const ElementSpec& e, const Tolerance& t, Format storage) {
   if (t.scaled_bound) return *t.scaled_bound;
   if (t.profile == Profile::exact || e.copied) return 0;
-  // standard: an angle formed in the working format, its frequency from exp/pow in that format.
-  return e.strict + (t.profile == Profile::standard ? (6 + 2 * e.log_freq) * e.angle : 0);
+  if (t.profile != Profile::standard) return e.strict;
+  // standard: an angle formed in the working format W, its frequency from exp/pow in W. That
+  // error is (6 + 2|ln w|)|t| units of u_W s; bounds count units of the storage format's u_F s.
+  const double in_storage_units = unit_roundoff(t.working_format(storage)) / unit_roundoff(storage);
+  return e.strict + (6 + 2 * e.log_freq) * e.angle * in_storage_units;
 }
 
 ElementError check_element(const ElementSpec& e, std::uint64_t expected_bits, double y, Format f,
@@ -215,7 +225,7 @@ ElementError check_element(const ElementSpec& e, std::uint64_t expected_bits, do
   r.scaled = static_cast<double>(diff / scale_unit(f, e.scale));
   const bool same_bits = exact_bits(f, y) == expected_bits;
   const bool zero_either_sign = e.exact == 0 && y == 0 && !e.copied;
-  r.bound = scaled_bound(e, t);
+  r.bound = scaled_bound(e, t, f);
   // A bound of 0 (exact profile, copied elements) asks for the very bits; a correctly rounded
   // value passes every bound.
   const bool exact_only = r.bound == 0 && !t.scaled_bound;
