@@ -370,6 +370,31 @@ TEST(Conform, IterativeThetaAndBf16AnglesAreRejected) {
   expect_rejected(bf16, Profile::standard, "rope/none", "scaled error");
 }
 
+// SPEC.md section 5: `standard` covers a frequency formed per pair (one pow or exp each), not a
+// recurrence theta_{i+1} = theta_i * s. llama.cpp's s = powf(10000, -2/128) is 0.576 u_f32 high
+// and the error grows by that much per pair, past the allowance's 6 + 2|ln w_i| (which grows
+// by 0.288 per pair at this base and head_dim): the recurrence fails `standard` here, by more
+// than a rounding slip (margin above 1.2; about 1.5 from the powf error alone at pair 63).
+TEST(Conform, IterativeThetaIsNotCoveredByStandard) {
+  Mutant llamacpp = float_rope(AngleStyle::llamacpp, "llama.cpp-style iterative theta in binary32");
+  Mutant only_128("iterative theta, head_dim 128, base 10000",
+                  [&](const VectorGroup& g, const VectorCase& c, Format f) -> Outcome {
+                    const auto* p = std::get_if<RopeParams>(&g.params);
+                    if (!p || p->head_dim != 128 || p->rotary_dim != 128 || p->base != 10000) return {};
+                    return llamacpp.run(g, c, std::span(&f, 1)).at(0);
+                  });
+  const RunReport r = expect_rejected(only_128, Profile::standard, "rope/none", "scaled error");
+  ASSERT_EQ(r.files.size(), 1u);
+  const Margin& m = r.files[0].worst_margin;
+  std::cout << "  iterative theta at head_dim 128, base 10000: worst margin " << m.value << " (tcId " << m.tc_id
+            << ", element " << m.element.value_or(-1) << ", position " << m.position.value_or(-1) << ")\n";
+  EXPECT_GT(m.value, 1.2);
+  EXPECT_EQ(m.format, Format::f32);
+  // The per-pair way of forming the same angles in binary32 passes.
+  Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
+  EXPECT_TRUE(run(hf, Profile::standard, "rope/none").conformant());
+}
+
 // Mutants that are wrong at every position but 0: the reference with every position 0 (x
 // unrotated, tables cos 1 and sin 0) and with the rotation's sign flipped. Neither may be
 // CONFORMANT in any format under any profile, on the whole file or on its long-context cases
