@@ -17,8 +17,11 @@ Profile parse_profile(std::string_view s);
 struct ElementSpec {
   long double exact = 0;  // the exact value (from the 41-digit decimal)
   double scale = 1;       // natural scale s (SPEC §5)
-  double angle = 0;       // |t| of the element's rotation, 0 where there is none
-  double log_freq = 0;    // |ln w| of the frequency behind that angle (0 where there is none)
+  double angle = 0;       // |t| of the element's rotation (1 for a frequency), 0 where there is none
+  // `standard`'s allowance per unit of |t|, in units of the working format's u (SPEC.md section
+  // 5): 6 + 2|ln w| + c for an element rotated by t = p w, 2|ln w| + c for a frequency w, c the
+  // scaling's condition term.
+  double angle_error = 0;
   bool copied = false;    // an input copied unchanged: the sign of zero counts, bit-identical required
   double strict = 0;      // the strict bound for its case type, in units of u s (SPEC §5)
 };
