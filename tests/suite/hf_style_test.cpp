@@ -2,7 +2,9 @@
 // written the way Hugging Face transformers' modeling_rope_utils.py and its rotary embeddings
 // form it (scalars in Python's binary64, tensors in T), with T = double (the code run in
 // float64) and T = float (float32), passes `standard` on every shipped none, linear, NTK,
-// dynamic, YaRN and Llama 3 config and on a sweep of untruncated YaRN configs.
+// dynamic, YaRN and Llama 3 config and on sweeps of untruncated YaRN, Llama 3 and dynamic NTK
+// configs. Without the condition terms the float64 code fails the gpt-oss YaRN group (margin
+// 1.42), the YaRN sweep (2.96; float32 1.73) and the Llama 3 sweep (1.72).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -226,6 +228,41 @@ std::vector<RopeParams> yarn_sweep() {
   return out;
 }
 
+// Llama 3 and dynamic NTK configs on a grid: the smoothing band and the dynamic base.
+std::vector<RopeParams> llama3_and_dynamic_sweep() {
+  std::vector<RopeParams> out;
+  for (std::int64_t dim : {64, 128}) {
+    for (double base : {10000.0, 500000.0}) {
+      for (double factor : {2.0, 8.0, 32.0}) {
+        RopeParams p;
+        p.head_dim = p.rotary_dim = dim;
+        p.base = base;
+        p.layout = RopeLayout::half;
+        for (std::int64_t original : {2048, 8192}) {
+          for (auto [low, high] : {std::pair{1.0, 4.0}, std::pair{1.0, 8.0}, std::pair{2.0, 4.0}}) {
+            p.scaling = {};
+            p.scaling.kind = RopeScalingKind::llama3;
+            p.scaling.factor = factor;
+            p.scaling.original_max_positions = original;
+            p.scaling.low_freq_factor = low;
+            p.scaling.high_freq_factor = high;
+            out.push_back(p);
+          }
+          for (std::int64_t length : {original + 1, 3 * original, 40 * original}) {
+            p.scaling = {};
+            p.scaling.kind = RopeScalingKind::dynamic;
+            p.scaling.factor = factor;
+            p.scaling.original_max_positions = original;
+            p.scaling.seq_len = length;
+            out.push_back(p);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
 template <class T>
 double worst_sweep_margin(const std::vector<RopeParams>& sweep) {
   Tolerance t;
@@ -244,9 +281,10 @@ double worst_sweep_margin(const std::vector<RopeParams>& sweep) {
       for (std::size_t j = 0; j < specs.size(); ++j) {
         const Format f = HfStyle<T>::own;
         const ElementError e = check_element(specs[j], c.expected.of(f)[j], y->at(j), f, t);
-        EXPECT_TRUE(e.pass) << to_string(type) << " element " << j << " of YaRN head_dim " << p.head_dim << " base "
+        EXPECT_TRUE(e.pass) << to_string(type) << " element " << j << " of " << to_string(p.scaling.kind) << " head_dim " << p.head_dim << " base "
                             << p.base << " factor " << *p.scaling.factor << " original "
-                            << *p.scaling.original_max_positions << ": margin " << e.margin << " (scaled " << e.scaled
+                            << *p.scaling.original_max_positions << " seq_len " << p.scaling.seq_len.value_or(0)
+                            << " low_freq_factor " << p.scaling.low_freq_factor.value_or(0) << ": margin " << e.margin << " (scaled " << e.scaled
                             << ", bound " << e.bound << ")";
         worst = std::max(worst, e.margin);
       }
@@ -260,6 +298,13 @@ TEST(HfStyle, UntruncatedYarnSweepPassesStandard) {
   ASSERT_GE(sweep.size(), 100u);
   const double f64 = worst_sweep_margin<double>(sweep), f32 = worst_sweep_margin<float>(sweep);
   std::cout << "  " << sweep.size() << " untruncated YaRN configs: worst margin " << f64 << " (float64), " << f32
+            << " (float32)\n";
+}
+
+TEST(HfStyle, Llama3AndDynamicSweepPassesStandard) {
+  const auto sweep = llama3_and_dynamic_sweep();
+  const double f64 = worst_sweep_margin<double>(sweep), f32 = worst_sweep_margin<float>(sweep);
+  std::cout << "  " << sweep.size() << " Llama 3 and dynamic NTK configs: worst margin " << f64 << " (float64), " << f32
             << " (float32)\n";
 }
 
