@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <functional>
+#include <map>
 #include <memory>
 
 #include "commands.hpp"
@@ -30,6 +31,7 @@ struct ConformOptions {
   bool own_vectors = false;
   std::vector<std::string> filter, exclude;
   std::optional<std::string> formats;
+  std::optional<std::string> working_format;
   std::optional<std::string> max_position;
   std::string max_failures = "5";
   std::optional<std::string> report;
@@ -61,6 +63,39 @@ std::unique_ptr<conformance::Implementation> make_implementation(const std::stri
                          "reference, fast, fast:scalar|avx2|avx512 or the path of a plugin shared library (PATH.so)");
 }
 
+// --working-format: one working format W, f32 or f64 (every storage format's angles formed in W),
+// or S=W pairs, comma separated (storage S's in W); each storage format at most once.
+std::map<Format, Format> parse_working_formats(const std::string& text) {
+  const std::string option = "--working-format";
+  auto format = [&](std::string_view s, bool working) {
+    for (Format f : kAllFormats) {
+      if (to_string(f) == s && (!working || f == Format::f32 || f == Format::f64)) return f;
+    }
+    throw InvalidParameter(option, "'" + std::string(s) + "' in '" + text + "'",
+                           working ? "a working format, f32 or f64 (or STORAGE=WORKING pairs such as bf16=f32)"
+                                   : "a storage format, one of f64, f32, bf16, f16");
+  };
+  std::map<Format, Format> out;
+  if (text.find('=') == std::string::npos) {
+    const Format w = format(text, true);
+    for (Format f : kAllFormats) out[f] = w;
+    return out;
+  }
+  for (auto part : split_list(text)) {
+    const auto eq = part.find('=');
+    if (eq == std::string_view::npos) {
+      throw InvalidParameter(option, "'" + text + "'",
+                             "one format, or only STORAGE=WORKING pairs ('" + std::string(part) + "' is neither)");
+    }
+    const Format storage = format(part.substr(0, eq), false);
+    if (!out.emplace(storage, format(part.substr(eq + 1), true)).second) {
+      throw InvalidParameter(option, "'" + text + "'",
+                             "each storage format at most once (" + std::string(to_string(storage)) + " is repeated)");
+    }
+  }
+  return out;
+}
+
 // Options both `conform` and `verify` take.
 void add_judging_options(Command& c, ConformOptions& o) {
   c.option("--profile", o.profile, "exact, strict or standard (conformance/SPEC.md section 5)")
@@ -75,6 +110,10 @@ void add_judging_options(Command& c, ConformOptions& o) {
       .comma_separated();
   c.option("--exclude", o.exclude, "not these vector files (patterns as for --filter)").comma_separated();
   c.option("--formats", o.formats, "output formats to check, e.g. f32,bf16 (default all four)");
+  c.option("--working-format", o.working_format,
+           "the format angles and frequencies are formed in, for standard's allowance (SPEC.md section 5): "
+           "W (f32 or f64) for every storage format, or STORAGE=W pairs (bf16=f32,f16=f32); default f64 for f64 storage, "
+           "f32 for the others, or what the implementation declares");
   c.option("--max-position", o.max_position,
                 "judge only valid cases whose positions are all at most N in magnitude (the rest: not judged)");
   c.option("--max-failures", o.max_failures,
@@ -94,6 +133,7 @@ std::string replay_command(const std::string& head, const ConformOptions& o, boo
   for (const auto& f : o.filter) command += " --filter " + shell_quote(f);
   for (const auto& f : o.exclude) command += " --exclude " + shell_quote(f);
   if (o.formats) command += " --formats " + shell_quote(*o.formats);
+  if (o.working_format) command += " --working-format " + shell_quote(*o.working_format);
   if (o.max_position) command += " --max-position " + shell_quote(*o.max_position);
   if (properties) command += " --seed " + shell_quote(o.seed) + " --property-cases " + shell_quote(o.property_cases);
   return command;
@@ -117,6 +157,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
     options.formats.clear();
     for (auto part : split_list(*o.formats)) options.formats.push_back(parse_format(part));
   }
+  if (o.working_format) options.tolerance.working = parse_working_formats(*o.working_format);
   if (o.max_position) {
     const std::int64_t n = parse_int64("--max-position", *o.max_position);
     if (n < 0) throw InvalidParameter("--max-position", *o.max_position, "an integer >= 0");
@@ -132,7 +173,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   report.replay = replay;
   if (properties) {
     conformance::PropertyOptions p;
-    p.tolerance = options.tolerance;
+    p.tolerance = report.tolerance;  // with the working formats the implementation declares
     const auto seed = parse_int64("--seed", o.seed);
     if (seed < 0) throw InvalidParameter("--seed", o.seed, "an integer >= 0");
     p.seed = static_cast<std::uint64_t>(seed);

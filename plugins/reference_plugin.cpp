@@ -43,8 +43,12 @@ posenc_status guarded(const std::function<void()>& body) {
 thread_local plugin::RecentAnswers<RopeParams> rope_rotations, rope_rows;
 thread_local plugin::RecentAnswers<SinusoidalParams> sinusoidal_rows, sinusoidal_embeddings;
 
+// Working formats left at the default: it is exact, and its reports must match the in-process
+// reference's, which declares none.
 const posenc_plugin_info kInfo{POSENC_PLUGIN_ABI_VERSION, "posenc reference through the C ABI", "1",
-                               POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED};
+                               POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED,
+                               {POSENC_WORKING_DEFAULT, POSENC_WORKING_DEFAULT, POSENC_WORKING_DEFAULT,
+                                POSENC_WORKING_DEFAULT}};
 
 }  // namespace
 

@@ -16,10 +16,36 @@
 static volatile int forever = 1;
 #endif
 
+/* The working format it declares, the same for every storage format (posenc_dtype order): binary64,
+ * or binary32 for the mutants that form their angles there. WORKING_FORMAT_CODE overrides it
+ * (a code plugin.h does not define: the suite must refuse the plugin). */
+#if defined(MUTANT_FLOAT_ANGLE) || defined(MUTANT_BF16_ANGLE) || defined(MUTANT_ITERATIVE_THETA)
+#define WORKING POSENC_WORKING_F32
+#elif defined(MUTANT_UNROTATED) || defined(MUTANT_SIGN_FLIP)
+#define WORKING POSENC_WORKING_DEFAULT /* the loosest standard allows: binary32 for 16-bit outputs */
+#elif defined(WORKING_FORMAT_CODE)
+#define WORKING WORKING_FORMAT_CODE
+#else
+#define WORKING POSENC_WORKING_F64
+#endif
+
+#ifdef ABI_VERSION_1
+/* A plugin built against version 1 of plugin.h: its info ends after capabilities. */
+typedef struct {
+  uint32_t abi_version;
+  const char* name;
+  const char* version;
+  uint32_t capabilities;
+} info_v1;
+static const info_v1 info_1 = {1, PLUGIN_NAME, "1", POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED};
+const posenc_plugin_info* posenc_plugin_query(void) { return (const posenc_plugin_info*)(const void*)&info_1; }
+#else
 static const posenc_plugin_info info = {POSENC_PLUGIN_ABI_VERSION, PLUGIN_NAME, "1",
-                                        POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED};
+                                        POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED,
+                                        {WORKING, WORKING, WORKING, WORKING}};
 
 const posenc_plugin_info* posenc_plugin_query(void) { return &info; }
+#endif
 
 static size_t element_size(posenc_dtype t) { return t == POSENC_F64 ? 8 : t == POSENC_F32 ? 4 : 2; }
 
@@ -199,6 +225,12 @@ posenc_status posenc_rope_apply(const posenc_rope_params* p, posenc_dtype dtype,
 #ifdef HOSTILE_PRINT
   for (int line = 0; line < 200000; ++line) printf("rope debug: token %d of %lld\n", line, (long long)n_tokens);
 #endif
+#ifdef LONG_CONTEXT_ONLY
+  /* Answers only batches with a position of at least 2^24 in magnitude: a verdict on long context alone. */
+  int long_context = 0;
+  for (int64_t t = 0; t < n_tokens; ++t) long_context |= llabs(positions[t]) >= ((int64_t)1 << 24);
+  if (!long_context) return POSENC_UNSUPPORTED;
+#endif
   int interleaved = p->layout == 0;
 #ifdef MUTANT_SWAP_LAYOUT
   interleaved = !interleaved;
@@ -227,6 +259,12 @@ posenc_status posenc_rope_apply(const posenc_rope_params* p, posenc_dtype dtype,
         const int64_t a = interleaved ? 2 * i : i, b = interleaved ? 2 * i + 1 : i + rotated / 2;
         double th = angle(p, positions[t], i % (p->rotary_dim / 2));
         if (p->inverse) th = -th;
+#ifdef MUTANT_UNROTATED
+        th = 0;
+#endif
+#ifdef MUTANT_SIGN_FLIP
+        th = -th;
+#endif
         const double c = m * cos(th), sn = m * sin(th), xa = v[a], xb = v[b];
         v[a] = xa * c - xb * sn;
         v[b] = xa * sn + xb * c;

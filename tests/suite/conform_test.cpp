@@ -104,8 +104,20 @@ RunReport run(Implementation& impl, Profile profile, const std::string& filter) 
   return run_vectors(impl, o);
 }
 
+// A failure with a measured error has a margin above 1, and the file's worst margin is at least
+// that: the margin column never shows a fail as within its bound.
+void expect_margins_match_failures(const RunReport& r) {
+  for (const auto& f : r.files) {
+    for (const auto& why : f.failures) {
+      if (why.message.find("(margin ") == std::string::npos) continue;
+      EXPECT_GT(f.worst_margin.value, 1) << f.path << " tcId " << why.tc_id << ": " << why.message;
+      EXPECT_GT(f.margin_by_format.at(why.format).value, 1) << f.path << " " << to_string(why.format);
+    }
+  }
+}
+
 // The report must fail, and its first failure message must contain `caught_by`.
-void expect_rejected(Implementation& impl, Profile profile, const std::string& filter, const std::string& caught_by) {
+RunReport expect_rejected(Implementation& impl, Profile profile, const std::string& filter, const std::string& caught_by) {
   const RunReport r = run(impl, profile, filter);
   for (const auto& f : r.files) {
     std::cout << "  " << impl.name() << ", " << to_string(profile) << ", " << f.path << ": worst scaled error "
@@ -117,6 +129,8 @@ void expect_rejected(Implementation& impl, Profile profile, const std::string& f
     for (const auto& why : f.failures) failures += f.path + ": tcId " + std::to_string(why.tc_id) + " " + why.message + "\n";
   }
   EXPECT_NE(failures.find(caught_by), std::string::npos) << impl.name() << ":\n" << failures;
+  expect_margins_match_failures(r);
+  return r;
 }
 
 TEST(Conform, ReferencePassesExactOnEveryVector) {
@@ -354,6 +368,96 @@ TEST(Conform, IterativeThetaAndBf16AnglesAreRejected) {
   expect_rejected(llamacpp, Profile::strict, "rope/none", "scaled error");
   Mutant bf16 = float_rope(AngleStyle::bf16, "angles rounded to bf16");
   expect_rejected(bf16, Profile::standard, "rope/none", "scaled error");
+}
+
+// SPEC.md section 5: `standard` covers a frequency formed per pair (one pow or exp each), not a
+// recurrence theta_{i+1} = theta_i * s. llama.cpp's s = powf(10000, -2/128) is 0.576 u_f32 high
+// and the error grows by that much per pair, past the allowance's 6 + 2|ln w_i| (which grows
+// by 0.288 per pair at this base and head_dim): the recurrence fails `standard` here, by more
+// than a rounding slip (margin above 1.2; about 1.5 from the powf error alone at pair 63).
+TEST(Conform, IterativeThetaIsNotCoveredByStandard) {
+  Mutant llamacpp = float_rope(AngleStyle::llamacpp, "llama.cpp-style iterative theta in binary32");
+  Mutant only_128("iterative theta, head_dim 128, base 10000",
+                  [&](const VectorGroup& g, const VectorCase& c, Format f) -> Outcome {
+                    const auto* p = std::get_if<RopeParams>(&g.params);
+                    if (!p || p->head_dim != 128 || p->rotary_dim != 128 || p->base != 10000) return {};
+                    return llamacpp.run(g, c, std::span(&f, 1)).at(0);
+                  });
+  const RunReport r = expect_rejected(only_128, Profile::standard, "rope/none", "scaled error");
+  ASSERT_EQ(r.files.size(), 1u);
+  const Margin& m = r.files[0].worst_margin;
+  std::cout << "  iterative theta at head_dim 128, base 10000: worst margin " << m.value << " (tcId " << m.tc_id
+            << ", element " << m.element.value_or(-1) << ", position " << m.position.value_or(-1) << ")\n";
+  EXPECT_GT(m.value, 1.2);
+  EXPECT_EQ(m.format, Format::f32);
+  // The per-pair way of forming the same angles in binary32 passes.
+  Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
+  EXPECT_TRUE(run(hf, Profile::standard, "rope/none").conformant());
+}
+
+// Mutants that are wrong at every position but 0: the reference with every position 0 (x
+// unrotated, tables cos 1 and sin 0) and with the rotation's sign flipped. Neither may be
+// CONFORMANT in any format under any profile, on the whole file or on its long-context cases
+// alone (positions of at least 2^24: where `standard`'s allowance is largest, SPEC.md section 5).
+struct WrongRotation {
+  std::string name;
+  Mutant::Fn fn;
+};
+
+std::vector<WrongRotation> wrong_rotations() {
+  auto unrotated = [](const VectorGroup& g, const VectorCase& c, Format f) {
+    VectorCase at_zero = c;
+    for (auto& p : at_zero.position) p = 0;
+    for (auto& p : at_zero.position_b) p = 0;
+    return reference_with(g, at_zero, f);
+  };
+  return {{"unrotated (every position 0)", unrotated},
+          {"sign-flipped rotation", rope_altered([](RopeParams& p) { p.inverse = !p.inverse; })}};
+}
+
+// fn on the cases with some |position| >= 2^24; the others unsupported.
+Mutant::Fn long_context_only(Mutant::Fn fn) {
+  return [fn](const VectorGroup& g, const VectorCase& c, Format f) -> Outcome {
+    double largest = 0;
+    for (auto p : c.position) largest = std::max(largest, std::fabs(static_cast<double>(p)));
+    for (auto p : c.position_b) largest = std::max(largest, std::fabs(static_cast<double>(p)));
+    if (largest < 0x1p24) return {Status::unsupported, {}, ""};
+    return fn(g, c, f);
+  };
+}
+
+// In every format: a failed check in it, and its worst margin above min_margin.
+void expect_failed_in_every_format(const RunReport& r, const std::string& what, double min_margin) {
+  EXPECT_FALSE(r.conformant()) << what;
+  expect_margins_match_failures(r);
+  ASSERT_EQ(r.files.size(), 1u) << what;
+  const FileResult& file = r.files[0];
+  for (Format f : kAllFormats) {
+    const bool failed_in_f =
+        std::any_of(file.failures.begin(), file.failures.end(), [&](const Failure& x) { return x.format == f; });
+    EXPECT_TRUE(failed_in_f) << what << ": nothing failed in " << to_string(f);
+    ASSERT_EQ(file.margin_by_format.count(f), 1u) << what << " in " << to_string(f);
+    EXPECT_GT(file.margin_by_format.at(f).value, min_margin) << what << " in " << to_string(f);
+  }
+}
+
+TEST(Conform, UnrotatedAndSignFlippedAreNeverConformant) {
+  for (const auto& wrong : wrong_rotations()) {
+    // The whole file under standard (the loosest profile: the others allow less). Wrong by a
+    // rotation, not by a rounding slip: at least 10 times the bound somewhere in each format.
+    Mutant whole(wrong.name, wrong.fn);
+    expect_failed_in_every_format(run(whole, Profile::standard, "rope/none"), wrong.name, 10);
+    Mutant long_only(wrong.name + ", long context only", long_context_only(wrong.fn));
+    for (Profile profile : {Profile::exact, Profile::strict, Profile::standard}) {
+      const RunReport r = run(long_only, profile, "rope/none");
+      expect_failed_in_every_format(r, long_only.name() + " under " + std::string(to_string(profile)), 1);
+      if (profile != Profile::standard) continue;
+      for (const auto& [f, m] : r.files[0].margin_by_format) {
+        std::cout << "  " << long_only.name() << ", standard, " << to_string(f) << ": worst margin " << m.value
+                  << " (tcId " << m.tc_id << ")\n";
+      }
+    }
+  }
 }
 
 TEST(Conform, PropertiesHoldForTheReferenceAndCatchAnOffByOne) {

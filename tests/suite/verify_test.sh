@@ -103,4 +103,26 @@ echo '{"implementation": "x", "format": "f32", "results": [{"file": "rope/none.j
 expect "a value not in the declared format" 2 "is not exactly representable in f32" "$posenc" verify --results "$out/bad.json"
 echo '{"implementation": "x", "format": "f64", "results": [{"file": "rope/none.json", "tcId": 1, "status": "invalid"}, {"file": "rope/none.json", "tcId": 1, "status": "invalid"}]}' > "$out/bad.json"
 expect "two results for one case" 2 "a second result for rope/none.json tcId 1" "$posenc" verify --results "$out/bad.json"
+# workingFormat (SPEC.md section 7): what standard's angle allowance is counted in. Declared f32,
+# the f64 results are allowed 2^29 times more angle error, so their worst margin shrinks; the
+# command line's --working-format wins over the file's.
+sed 's/"format": "f64"/"format": "f64", "workingFormat": "f32"/' "$out/seed003.json" > "$out/working_f32.json"
+margin() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["groups"][0]["worstMargin"]["value"])' "$1"; }
+for run in "seed003 default" "working_f32 default" "working_f32 f64"; do
+  set -- $run
+  extra=()
+  [ "$2" = default ] || extra=(--working-format "$2")
+  expect "workingFormat: $1 results, --working-format $2" 0 "CONFORMANT" "$posenc" verify --results "$out/$1.json" \
+    --profile standard --filter rope/none --report "$out/$1_$2.json" "${extra[@]}"
+done
+/usr/bin/python3 -c 'import sys; d, f32, f64 = map(float, sys.argv[1:]); assert f32 < d / 1000 and f64 == d, sys.argv' \
+  "$(margin "$out/seed003_default.json")" "$(margin "$out/working_f32_default.json")" "$(margin "$out/working_f32_f64.json")" &&
+  ok "workingFormat f32 shrinks the margin; --working-format f64 restores it" || fail "workingFormat margins"
+sed 's/"format": "f64"/"format": "f64", "workingFormat": "bf16"/' "$out/seed003.json" > "$out/bad.json"
+expect "a 16-bit working format is refused" 2 "field 'workingFormat': 'bf16': expected f32 or f64" \
+  "$posenc" verify --results "$out/bad.json"
+for value in f16 bf16=f16 f32=f32,f32=f64 x=f32 f32,bf16=f32; do
+  expect "--working-format $value is refused" 2 "--working-format" \
+    "$posenc" verify --results "$out/seed003.json" --working-format "$value"
+done
 expect_summary

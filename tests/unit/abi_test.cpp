@@ -194,6 +194,14 @@ TEST(AbiConversion, RefusesEveryOutOfRangeIntNamingTheField) {
             "invalid alibi.mode = 2: must be 0 (causal) or 1 (symmetric)");
   EXPECT_EQ(refusal([] { plugin::from_abi(static_cast<posenc_dtype>(4)); }),
             "invalid dtype = 4: must be 0 (f64), 1 (f32), 2 (bf16) or 3 (f16)");
+  EXPECT_EQ(refusal([] { plugin::working_format_from_abi("posenc_plugin_info.working_format[bf16]", 3); }),
+            "invalid posenc_plugin_info.working_format[bf16] = 3: must be 0 (the default), 1 (f64) or 2 (f32)");
+}
+
+TEST(Abi, WorkingFormatCodes) {
+  EXPECT_EQ(plugin::working_format_from_abi("w", POSENC_WORKING_DEFAULT), std::nullopt);
+  EXPECT_EQ(plugin::working_format_from_abi("w", POSENC_WORKING_F64), Format::f64);
+  EXPECT_EQ(plugin::working_format_from_abi("w", POSENC_WORKING_F32), Format::f32);
 }
 
 }  // namespace

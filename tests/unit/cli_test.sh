@@ -44,7 +44,7 @@ for sub in eval seeds generate list compare conform verify; do
   expect "--help lists $sub" 0 "  $sub " "$posenc" --help
   expect "$sub --help" 0 "Usage:" "$posenc" "$sub" --help
 done
-for option in --impl --profile --bound --vectors --filter --exclude --max-position --formats --report --junit --html --seed --property-cases --timeout; do
+for option in --impl --profile --bound --vectors --filter --exclude --max-position --formats --working-format --report --junit --html --seed --property-cases --timeout; do
   expect "conform --help documents $option" 0 "$option" "$posenc" conform --help
 done
 vectors="$2"

@@ -1,6 +1,7 @@
 #include "posenc/abi/convert.hpp"
 
 #include <array>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -28,6 +29,8 @@ constexpr bool distinct(const std::array<Code<E>, N>& table) {
 
 constexpr std::array kDtypes{Code<Format>{POSENC_F64, Format::f64}, Code<Format>{POSENC_F32, Format::f32},
                              Code<Format>{POSENC_BF16, Format::bf16}, Code<Format>{POSENC_F16, Format::f16}};
+constexpr std::array kWorkingFormats{Code<Format>{POSENC_WORKING_F64, Format::f64},
+                                     Code<Format>{POSENC_WORKING_F32, Format::f32}};
 constexpr std::array kScalingKinds{
     Code<RopeScalingKind>{POSENC_SCALING_NONE, RopeScalingKind::none},
     Code<RopeScalingKind>{POSENC_SCALING_LINEAR, RopeScalingKind::linear},
@@ -45,7 +48,7 @@ constexpr std::array kSinusoidalLayouts{Code<SinusoidalLayout>{0, SinusoidalLayo
 constexpr std::array kFrequencies{Code<SinusoidalFrequencies>{0, SinusoidalFrequencies::paper},
                                   Code<SinusoidalFrequencies>{1, SinusoidalFrequencies::tensor2tensor}};
 constexpr std::array kAlibiModes{Code<AlibiMode>{0, AlibiMode::causal}, Code<AlibiMode>{1, AlibiMode::symmetric}};
-static_assert(distinct(kDtypes) && distinct(kScalingKinds) && distinct(kRopeLayouts) && distinct(kPartials) &&
+static_assert(distinct(kDtypes) && distinct(kWorkingFormats) && distinct(kScalingKinds) && distinct(kRopeLayouts) && distinct(kPartials) &&
               distinct(kSinusoidalLayouts) && distinct(kFrequencies) && distinct(kAlibiModes));
 
 template <class E, std::size_t N>
@@ -86,6 +89,15 @@ constexpr int32_t kMaxAxes = sizeof(posenc_rope_params::mrope_section) / sizeof(
 posenc_dtype to_abi(Format f) { return static_cast<posenc_dtype>(encode(kDtypes, f)); }
 
 Format from_abi(posenc_dtype t) { return decode("dtype", static_cast<std::int32_t>(t), kDtypes); }
+
+std::optional<Format> working_format_from_abi(std::string_view field, std::int32_t w) {
+  if (w == POSENC_WORKING_DEFAULT) return std::nullopt;
+  try {
+    return decode(field, w, kWorkingFormats);
+  } catch (const InvalidParameter& e) {
+    throw InvalidParameter(e.parameter(), e.value(), "0 (the default), " + e.allowed());
+  }
+}
 
 posenc_rope_params to_abi(const RopeParams& p) {
   posenc_rope_params a{};

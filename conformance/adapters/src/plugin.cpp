@@ -1,6 +1,7 @@
 #include "posenc/adapters/plugin.hpp"
 
 #include "child_process.hpp"
+#include "posenc/abi/convert.hpp"
 #include "plugin_cases.hpp"
 
 namespace posenc::conformance {
@@ -13,6 +14,18 @@ PluginImplementation::PluginImplementation(std::string path, double timeout_seco
   }
   name_ = child_->greeting().message + " (" + path_ + ")";
   exports_ = child_->greeting().exports;
+  for (const Format f : kAllFormats) {
+    const auto d = static_cast<std::size_t>(plugin::to_abi(f));
+    // The child checked the codes (plugin_call.cpp): this cannot throw.
+    if (const auto w = plugin::working_format_from_abi("working_format", child_->greeting().working_format[d])) {
+      working_[f] = *w;
+    }
+  }
+}
+
+std::optional<Format> PluginImplementation::working_format(Format storage) const {
+  const auto it = working_.find(storage);
+  return it == working_.end() ? std::nullopt : std::optional(it->second);
 }
 
 PluginImplementation::~PluginImplementation() = default;

@@ -13,6 +13,7 @@
 
 #include "entry_points.hpp"
 #include "guarded_buffer.hpp"
+#include "posenc/abi/convert.hpp"
 #include "plugin_protocol.hpp"
 
 namespace posenc::conformance {
@@ -154,6 +155,22 @@ Reply perform(void* library, const Request& r, std::size_t memory_budget) {
   return reply;
 }
 
+// The info's working formats into `out` (version 1 has none: all default), or what is wrong.
+std::optional<std::string> checked_working_formats(const posenc_plugin_info& info, std::array<std::int32_t, 4>& out) {
+  if (info.abi_version < 2) return std::nullopt;
+  for (const Format f : kAllFormats) {
+    const auto d = static_cast<std::size_t>(plugin::to_abi(f));
+    const std::string field = "posenc_plugin_info.working_format[" + std::string(to_string(f)) + "]";
+    try {
+      (void)plugin::working_format_from_abi(field, info.working_format[d]);
+    } catch (const InvalidParameter& e) {
+      return std::string(e.what());
+    }
+    out[d] = info.working_format[d];
+  }
+  return std::nullopt;
+}
+
 // Loads and queries the library; `library` stays null when that fails.
 Greeting greet(const std::string& path, void*& library, std::size_t memory_budget) {
   const AddressSpaceCap cap(memory_budget);
@@ -165,11 +182,14 @@ Greeting greet(const std::string& path, void*& library, std::size_t memory_budge
     g.message = "exports no posenc_plugin_query";
   } else if (const posenc_plugin_info* info = query(); !info) {
     g.message = "posenc_plugin_query returned NULL";
-  } else if (info->abi_version != POSENC_PLUGIN_ABI_VERSION) {
-    g.message = "built for ABI version " + std::to_string(info->abi_version) + ", this posenc has " +
+  } else if (info->abi_version < 1 || info->abi_version > POSENC_PLUGIN_ABI_VERSION) {
+    g.message = "built for ABI version " + std::to_string(info->abi_version) + ", this posenc reads versions 1 to " +
                 std::to_string(POSENC_PLUGIN_ABI_VERSION);
+  } else if (const auto bad = checked_working_formats(*info, g.working_format)) {
+    g.message = *bad;
   } else {
-    g = {true, std::string(info->name ? info->name : "(unnamed)") + " " + (info->version ? info->version : ""), 0};
+    g.ok = true;
+    g.message = std::string(info->name ? info->name : "(unnamed)") + " " + (info->version ? info->version : "");
     for (std::size_t e = 0; e < kEntryPointSymbols.size(); ++e) {
       if (dlsym(library, kEntryPointSymbols[e])) g.exports |= bit_of(static_cast<EntryPoint>(e));
     }

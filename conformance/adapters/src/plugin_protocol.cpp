@@ -109,6 +109,7 @@ void fields(Io& io, G& g) requires std::is_same_v<std::remove_const_t<G>, Greeti
   io.item(g.ok);
   io.string(g.message);
   io.item(g.exports);
+  io.item(g.working_format);
 }
 
 template <class Io, class R>

@@ -5,6 +5,7 @@
 // formats) travel as one batch, and their replies come back one by one as each call returns. Each message is framed by its
 // length. Both ends are this same program (the child is forked, not exec'd), so the ABI's
 // parameter structs travel as their bytes.
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -23,6 +24,8 @@ struct Greeting {
   bool ok = false;
   std::string message;       // "name version" when ok, else what went wrong ("cannot load: ...")
   std::uint32_t exports = 0;  // bit_of() of each entry point the library exports
+  // posenc_plugin_info.working_format, checked (0 for a plugin built for ABI version 1).
+  std::array<std::int32_t, 4> working_format{};
 };
 
 // One entry point call. Only the parameter struct of the entry point's family is used. Pointers

@@ -22,7 +22,7 @@ ResultsImplementation::ResultsImplementation(const std::string& document, const 
   } catch (const Json::exception& e) {
     throw VectorFileError(name + ": not valid JSON: " + e.what());
   }
-  json_io::require_only(j, {"implementation", "format", "results"}, at);
+  json_io::require_only(j, {"implementation", "format", "workingFormat", "results"}, at);
   name_ = json_io::read_string(json_io::member(j, "implementation", at), at.field("implementation")) + " (results " +
           name + ")";
   const std::string format = json_io::read_string(json_io::member(j, "format", at), at.field("format"));
@@ -30,6 +30,12 @@ ResultsImplementation::ResultsImplementation(const std::string& document, const 
     format_ = parse_format(format);
   } catch (const InvalidParameter& e) {
     at.field("format").fail(e.what());
+  }
+  // The format the code formed its angles in (SPEC.md section 7); absent: the default.
+  if (const Json* working = json_io::optional_member(j, "workingFormat")) {
+    const std::string w = json_io::read_string(*working, at.field("workingFormat"));
+    if (w != "f32" && w != "f64") at.field("workingFormat").fail("'" + w + "': expected f32 or f64");
+    working_ = parse_format(w);
   }
   const Json& list = json_io::member(j, "results", at);
   if (!list.is_array()) at.field("results").fail("expected an array");

@@ -9,6 +9,7 @@
 #include "posenc/formulas/sinusoidal_frequency.hpp"
 #include "posenc/reference/reference.hpp"
 #include "posenc/vectors/case_types.hpp"
+#include "scaling_condition.hpp"
 
 namespace posenc::conformance {
 namespace {
@@ -25,6 +26,7 @@ double sinusoidal_frequency(const SinusoidalParams& p, std::int64_t i) {
 
 struct RopeKnowledge {
   std::vector<double> inv_freq;
+  std::vector<double> condition;  // per pair: the scaling's condition term (scaling_condition.hpp)
   double attention = 1;
 };
 
@@ -33,8 +35,12 @@ RopeKnowledge rope_knowledge(const RopeParams& p) {
   RopeKnowledge k;
   for (std::size_t i = 0; i + 1 < f.size(); ++i) k.inv_freq.push_back(f[i].f64());
   k.attention = f.back().f64();
+  k.condition = scaling_condition(p);
   return k;
 }
+
+// An angle t = p w formed in W: 6 + 2|ln w| units of u_W per unit |t| (SPEC.md section 5).
+double angle_error(double w) { return 6 + 2 * std::fabs(std::log(w)); }
 
 double max_angle(const RopeParams& p, const RopeKnowledge& k, std::span<const std::int64_t> pos) {
   double worst = 0;
@@ -61,7 +67,7 @@ void sinusoidal_elements(std::vector<ElementSpec>& out, const SinusoidalParams& 
     const double w = sinusoidal_frequency(p, static_cast<std::int64_t>(pair));
     out[j].strict = 4;
     out[j].angle = std::fabs(static_cast<double>(position) * w);
-    out[j].log_freq = std::fabs(std::log(w));
+    out[j].angle_error = angle_error(w);
     if (!x.empty()) out[j].scale = std::fabs(x[j]) * std::sqrt(static_cast<double>(p.d_model)) + 1;
   }
 }
@@ -74,7 +80,10 @@ struct RopeElements {
     const auto axis = static_cast<std::size_t>(p.pair_axis(static_cast<std::int64_t>(i)));
     return std::fabs(static_cast<double>(position[axis]) * k.inv_freq[i]);
   }
-  double log_freq(std::size_t i) const { return k.inv_freq[i] > 0 ? std::fabs(std::log(k.inv_freq[i])) : 0.0; }
+  // 6 + 2|ln w_i| + c_i (0 for a pair of frequency 0, which never rotates).
+  double angle_error(std::size_t i) const {
+    return k.inv_freq[i] > 0 ? conformance::angle_error(k.inv_freq[i]) + k.condition[i] : 0.0;
+  }
 };
 
 }  // namespace
@@ -108,14 +117,19 @@ std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c
             out[0].strict = static_cast<double>(r.p.d_model) + 12;
             out[0].scale = static_cast<double>(r.p.d_model) / 2;
             out[0].angle = std::fabs(static_cast<double>(r.a)) + std::fabs(static_cast<double>(r.b));
-            out[0].log_freq = std::fabs(std::log(sinusoidal_frequency(r.p, r.p.d_model / 2 - 1)));
+            out[0].angle_error = angle_error(sinusoidal_frequency(r.p, r.p.d_model / 2 - 1));
           },
-          [&](const cases::RopeFrequencies&) {
-            for (auto& e : out) {
+          [&](const cases::RopeFrequencies& r) {
+            const auto condition = scaling_condition(r.p);
+            for (std::size_t j = 0; j < out.size(); ++j) {
+              ElementSpec& e = out[j];
               e.strict = 4;
               e.scale = std::fabs(static_cast<double>(e.exact));
-              // standard adds 2 |ln theta| (SPEC §5), expressed through angle (standard adds 6 angle).
-              e.angle = e.exact > 0 ? std::fabs(std::log(static_cast<double>(e.exact))) / 3 : 0;
+              // standard adds 2 |ln theta| + c (SPEC §5): a frequency's "angle" is 1. The last
+              // output is the attention factor, which has no condition term.
+              const double term = j < condition.size() ? condition[j] : 0.0;
+              e.angle = e.exact > 0 ? 1 : 0;
+              e.angle_error = e.exact > 0 ? 2 * std::fabs(std::log(static_cast<double>(e.exact))) + term : 0;
             }
           },
           [&](const cases::RopeTable& r) {
@@ -125,7 +139,7 @@ std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c
               out[j].strict = 4;
               out[j].scale = std::fabs(rope.k.attention);
               out[j].angle = rope.angle(r.position, j % pairs);
-              out[j].log_freq = rope.log_freq(j % pairs);
+              out[j].angle_error = rope.angle_error(j % pairs);
             }
           },
           [&](const cases::RopeRotate& r) {
@@ -146,19 +160,21 @@ std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c
                 out[e].strict = 6;
                 out[e].scale = pair_norm;
                 out[e].angle = rope.angle(r.position, i);
-                out[e].log_freq = rope.log_freq(i);
+                out[e].angle_error = rope.angle_error(i);
               }
             }
           },
           [&](const cases::RopeDot& r) {
             const RopeElements rope(r.p);
-            double max_log_freq = 0;
-            for (std::size_t i = 0; i < rope.k.inv_freq.size(); ++i) max_log_freq = std::max(max_log_freq, rope.log_freq(i));
+            double max_angle_error = 0;
+            for (std::size_t i = 0; i < rope.k.inv_freq.size(); ++i) {
+              max_angle_error = std::max(max_angle_error, rope.angle_error(i));
+            }
             out[0].strict = static_cast<double>(r.p.head_dim) + 18;
             out[0].scale = rope.k.attention * rope.k.attention * norm(r.q) * norm(r.k);
             out[0].angle = (max_angle(r.p, rope.k, r.q_position) + max_angle(r.p, rope.k, r.k_position)) *
                            std::sqrt(static_cast<double>(r.p.head_dim));
-            out[0].log_freq = max_log_freq;
+            out[0].angle_error = max_angle_error;
           },
           [&](const cases::AlibiSlopes&) {
             for (auto& e : out) {
@@ -188,11 +204,22 @@ long double scale_unit(Format f, double scale) {
   return std::max(static_cast<long double>(unit_roundoff(f)) * scale, std::ldexp(1.0L, spec(f).min_quantum()));
 }
 
-double scaled_bound(const ElementSpec& e, const Tolerance& t) {
+Format default_working_format(Format storage) { return storage == Format::f64 ? Format::f64 : Format::f32; }
+
+Format Tolerance::working_format(Format storage) const {
+  const auto it = working.find(storage);
+  return it == working.end() ? default_working_format(storage) : it->second;
+}
+
+double scaled_bound(const ElementSpec& e, const Tolerance& t, Format storage) {
   if (t.scaled_bound) return *t.scaled_bound;
   if (t.profile == Profile::exact || e.copied) return 0;
-  // standard: an angle formed in the working format, its frequency from exp/pow in that format.
-  return e.strict + (t.profile == Profile::standard ? (6 + 2 * e.log_freq) * e.angle : 0);
+  if (t.profile != Profile::standard) return e.strict;
+  // standard: an angle formed in the working format W, its frequency from exp/pow in W and the
+  // scaling's intermediates in W. That error is angle_error |t| units of u_W s; bounds count
+  // units of the storage format's u_F s.
+  const double in_storage_units = unit_roundoff(t.working_format(storage)) / unit_roundoff(storage);
+  return e.strict + e.angle_error * e.angle * in_storage_units;
 }
 
 ElementError check_element(const ElementSpec& e, std::uint64_t expected_bits, double y, Format f,
@@ -215,7 +242,7 @@ ElementError check_element(const ElementSpec& e, std::uint64_t expected_bits, do
   r.scaled = static_cast<double>(diff / scale_unit(f, e.scale));
   const bool same_bits = exact_bits(f, y) == expected_bits;
   const bool zero_either_sign = e.exact == 0 && y == 0 && !e.copied;
-  r.bound = scaled_bound(e, t);
+  r.bound = scaled_bound(e, t, f);
   // A bound of 0 (exact profile, copied elements) asks for the very bits; a correctly rounded
   // value passes every bound.
   const bool exact_only = r.bound == 0 && !t.scaled_bound;

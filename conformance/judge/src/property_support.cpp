@@ -41,7 +41,7 @@ std::vector<double> allowed(const VectorGroup& g, const VectorCase& c, const std
   if (identity.profile == Profile::exact) identity.profile = Profile::strict;
   std::vector<double> out;
   for (const ElementSpec& e : element_specs(g, known)) {
-    out.push_back(scaled_bound(e, identity) * static_cast<double>(scale_unit(current_format, e.scale)));
+    out.push_back(scaled_bound(e, identity, current_format) * static_cast<double>(scale_unit(current_format, e.scale)));
   }
   return out;
 }

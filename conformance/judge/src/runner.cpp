@@ -203,11 +203,20 @@ bool RunReport::conformant() const {
   return failed() == 0 && passed() > 0;
 }
 
+Tolerance with_declared_working_formats(const Tolerance& t, const Implementation& impl) {
+  Tolerance out = t;
+  for (Format f : kAllFormats) {
+    if (out.working.count(f)) continue;  // the user's --working-format wins
+    if (const auto w = impl.working_format(f)) out.working[f] = *w;
+  }
+  return out;
+}
+
 RunReport run_vectors(Implementation& impl, const RunOptions& options,
                       const std::function<void(std::size_t, std::size_t)>& progress) {
   RunReport report;
   report.implementation = impl.name();
-  report.tolerance = options.tolerance;
+  report.tolerance = with_declared_working_formats(options.tolerance, impl);
   const auto manifest = read_checked_manifest(options.vectors, options.manifest_sha256);
   {
     std::vector<std::string> paths;
@@ -248,7 +257,7 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
         const auto outcomes = impl.run(g, c, formats);
         const auto specs = c.valid ? element_specs(g, c) : std::vector<ElementSpec>{};
         for (std::size_t k = 0; k < formats.size(); ++k) {
-          check_outcome(outcomes.at(k), g, static_cast<std::int64_t>(gi), c, specs, formats[k], options.tolerance, tally);
+          check_outcome(outcomes.at(k), g, static_cast<std::int64_t>(gi), c, specs, formats[k], report.tolerance, tally);
         }
       }
     }

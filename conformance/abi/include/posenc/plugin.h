@@ -22,7 +22,10 @@
 extern "C" {
 #endif
 
-#define POSENC_PLUGIN_ABI_VERSION 1
+/* Version 2 appended working_format to posenc_plugin_info. A version only appends fields; the
+ * suite accepts a plugin built for any version from 1 to this one and reads only the fields its
+ * version has (conformance/SPEC.md section 8). */
+#define POSENC_PLUGIN_ABI_VERSION 2
 
 /* In C++ the two enums that cross the ABI as values get the fixed underlying type int, so any
  * int a caller passes or a plugin returns (an unknown dtype, a garbage status) is a valid value
@@ -48,11 +51,23 @@ enum posenc_capability {
   POSENC_CAP_LEARNED = 1u << 3
 };
 
+/* The format a plugin forms RoPE and sinusoidal angles and frequencies in, for one storage
+ * format (conformance/SPEC.md section 5: `standard` allows an angle's error in units of it;
+ * angles formed in a 16-bit format are not covered). */
+enum posenc_working_format {
+  POSENC_WORKING_DEFAULT = 0, /* binary64 for f64 storage, binary32 for f32, bf16 and f16 */
+  POSENC_WORKING_F64 = 1,
+  POSENC_WORKING_F32 = 2
+};
+
 typedef struct posenc_plugin_info {
   uint32_t abi_version; /* POSENC_PLUGIN_ABI_VERSION the plugin was built against */
   const char* name;
   const char* version;
   uint32_t capabilities; /* posenc_capability bits: informational */
+  /* Since version 2: posenc_working_format per storage format, indexed by posenc_dtype
+   * (working_format[POSENC_BF16]: the format it computes bf16 outputs in); 0 is the default. */
+  int32_t working_format[4];
 } posenc_plugin_info;
 
 enum posenc_rope_scaling_kind {

@@ -3,6 +3,9 @@
 // conversion the suite's plugin adapter and the plugins written on top of posenc share.
 // to_abi only translates (validation is posenc's validate()); from_abi also refuses an
 // enum-valued int outside its range, naming the ABI field, since no C++ value can hold it.
+#include <optional>
+#include <string_view>
+
 #include "posenc/formats.hpp"
 #include "posenc/params.hpp"
 #include "posenc/plugin.h"
@@ -26,5 +29,8 @@ RopeParams from_abi(const posenc_rope_params& a);
 SinusoidalParams from_abi(const posenc_sinusoidal_params& a);
 AlibiParams from_abi(const posenc_alibi_params& a);
 Format from_abi(posenc_dtype t);
+// A posenc_working_format code (field names it in the error): nothing for POSENC_WORKING_DEFAULT,
+// InvalidParameter for a code plugin.h does not define.
+std::optional<Format> working_format_from_abi(std::string_view field, std::int32_t w);
 
 }  // namespace posenc::plugin

@@ -8,6 +8,7 @@
 // memory_limit_mib more memory during a call (its address space is capped there).
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -25,11 +26,14 @@ class PluginImplementation final : public Implementation {
   ~PluginImplementation() override;
   std::string name() const override { return name_; }
   std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) override;
+  // posenc_plugin_info.working_format (ABI version 2); nothing where it is 0 or absent.
+  std::optional<Format> working_format(Format storage) const override;
 
  private:
   std::string path_;
   std::string name_;
   std::uint32_t exports_ = 0;  // the entry points the library exports (entry_points.hpp)
+  std::map<Format, Format> working_;  // the declared working formats
   std::unique_ptr<ChildProcess> child_;
 };
 

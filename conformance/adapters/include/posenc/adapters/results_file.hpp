@@ -5,6 +5,7 @@
 // number of values, or in a format the case's inputs are not exact in is refused (check_cases).
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -23,6 +24,10 @@ class ResultsImplementation final : public Implementation {
                    const std::function<VectorFile(const std::string&)>& load) override;
   void begin_file(const std::string& path) override { file_ = path; }
   std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) override;
+  // The file's "workingFormat", when it has one (it holds one storage format).
+  std::optional<Format> working_format(Format storage) const override {
+    return storage == format_ ? working_ : std::nullopt;
+  }
 
  private:
   struct Entry {
@@ -32,6 +37,7 @@ class ResultsImplementation final : public Implementation {
   std::string source_;
   std::string name_;
   Format format_ = Format::f64;
+  std::optional<Format> working_;
   std::string file_;
   std::map<std::pair<std::string, std::int64_t>, Entry> results_;
 };

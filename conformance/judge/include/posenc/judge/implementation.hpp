@@ -2,6 +2,7 @@
 // One interface for every implementation under test: the reference, each fast path, a plugin
 // through the C ABI, or a results file. The suite asks for one vector case in one output format.
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,6 +46,13 @@ class Implementation {
   virtual std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) = 0;
   // The output format the property checks ask for (inputs are chosen exact in it).
   virtual Format property_format() const { return Format::f64; }
+  // The format the implementation forms angles and frequencies in for outputs stored in
+  // `storage`, when it declares one (SPEC.md section 5: `standard` counts its angle allowance
+  // in that format's u); nothing: the default (default_working_format) or the user's choice.
+  virtual std::optional<Format> working_format(Format storage) const {
+    (void)storage;
+    return std::nullopt;
+  }
 };
 
 }  // namespace posenc::conformance

@@ -80,7 +80,7 @@ struct FileResult {
 
 struct RunReport {
   std::string implementation;
-  Tolerance tolerance;
+  Tolerance tolerance;  // the run's, with the working formats the implementation declares
   std::string replay;  // the command that reruns this check (with the properties' seed)
   std::vector<FileResult> files;
   std::vector<PropertyResult> properties;
@@ -90,6 +90,10 @@ struct RunReport {
   std::int64_t beyond_max_position() const;
   bool conformant() const;
 };
+
+// t with, for each storage format t names no working format for, the one impl declares (if any):
+// a working format the user gives (--working-format) wins over the implementation's.
+Tolerance with_declared_working_formats(const Tolerance& t, const Implementation& impl);
 
 // Checks MANIFEST first: a file missing from it, or whose hash differs, is refused
 // (VectorFileError) before anything runs. progress(done, total) is called after each file.
