@@ -1,6 +1,7 @@
 // `posenc conform`: runs an implementation over the golden vectors and judges it by a profile.
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <functional>
@@ -31,6 +32,7 @@ struct ConformOptions {
   std::vector<std::string> filter, exclude;
   std::optional<std::string> formats;
   std::optional<std::string> max_position;
+  std::optional<std::string> checks;
   std::string max_failures = "5";
   std::optional<std::string> report;
   std::optional<std::string> junit;
@@ -77,6 +79,9 @@ void add_judging_options(CLI::App* c, ConformOptions& o) {
   c->add_option("--formats", o.formats, "output formats to check, e.g. f32,bf16 (default all four)");
   c->add_option("--max-position", o.max_position,
                 "judge only valid cases whose positions are all at most N in magnitude (the rest: not judged)");
+  c->add_option("--checks", o.checks,
+                "verdict parts to check: accuracy (valid cases), validation (invalid cases), properties; default all "
+                "(verify: accuracy,validation)");
   c->add_option("--max-failures", o.max_failures,
                 "failures the text shows per vector file, grouped by test group (the JSON report has all)")
       ->capture_default_str();
@@ -95,8 +100,35 @@ std::string replay_command(const std::string& head, const ConformOptions& o, boo
   for (const auto& f : o.exclude) command += " --exclude " + shell_quote(f);
   if (o.formats) command += " --formats " + shell_quote(*o.formats);
   if (o.max_position) command += " --max-position " + shell_quote(*o.max_position);
+  if (o.checks) command += " --checks " + shell_quote(*o.checks);
   if (properties) command += " --seed " + shell_quote(o.seed) + " --property-cases " + shell_quote(o.property_cases);
   return command;
+}
+
+// The parts --checks selects (all it can run when not given): a name outside them, or properties
+// where there is no code to call (verify), is refused.
+std::vector<conformance::Part> selected_parts(const ConformOptions& o, bool properties) {
+  std::vector<conformance::Part> parts;
+  if (!o.checks) {
+    for (auto p : conformance::kAllParts) {
+      if (p != conformance::Part::properties || properties) parts.push_back(p);
+    }
+    return parts;
+  }
+  const std::string allowed = properties ? "a list of accuracy, validation, properties"
+                                         : "a list of accuracy, validation (a results file has no code for properties)";
+  for (auto name : split_list(*o.checks)) {
+    conformance::Part p{};
+    try {
+      p = conformance::parse_part(name, "--checks");
+    } catch (const InvalidParameter&) {
+      throw InvalidParameter("--checks", "'" + *o.checks + "'", allowed);  // the whole value, as typed
+    }
+    if (p == conformance::Part::properties && !properties) throw InvalidParameter("--checks", "'" + *o.checks + "'", allowed);
+    if (std::find(parts.begin(), parts.end(), p) == parts.end()) parts.push_back(p);
+  }
+  if (parts.empty()) throw InvalidParameter("--checks", "'" + *o.checks + "'", allowed);
+  return parts;
 }
 
 // Runs the implementation `make` builds with the options, prints and writes the reports.
@@ -107,6 +139,11 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   if (!o.own_vectors) options.manifest_sha256 = shipped_manifest_sha256();
   options.filter = o.filter;
   options.exclude = o.exclude;
+  options.files_asked = !o.filter.empty();
+  const auto parts = selected_parts(o, properties);
+  auto selected = [&](conformance::Part p) { return std::find(parts.begin(), parts.end(), p) != parts.end(); };
+  options.accuracy = selected(conformance::Part::accuracy);
+  options.validation = selected(conformance::Part::validation);
   options.tolerance.profile = conformance::parse_profile(o.profile);
   if (o.bound) {
     double b = parse_double("--bound", *o.bound);
@@ -116,6 +153,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   if (o.formats) {
     options.formats.clear();
     for (auto part : split_list(*o.formats)) options.formats.push_back(parse_format(part));
+    options.formats_asked = true;
   }
   if (o.max_position) {
     const std::int64_t n = parse_int64("--max-position", *o.max_position);
@@ -130,7 +168,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
     if (terminal) std::cerr << "\r" << done << "/" << total << " vector files" << (done == total ? "\n" : "") << std::flush;
   });
   report.replay = replay;
-  if (properties) {
+  if (selected(conformance::Part::properties)) {
     conformance::PropertyOptions p;
     p.tolerance = options.tolerance;
     const auto seed = parse_int64("--seed", o.seed);
@@ -138,7 +176,11 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
     p.seed = static_cast<std::uint64_t>(seed);
     p.cases = static_cast<int>(parse_int64("--property-cases", o.property_cases));
     if (p.cases < 0 || p.cases > 1000000) throw InvalidParameter("--property-cases", o.property_cases, "an integer in [0, 1000000]");
-    if (p.cases > 0) report.properties = conformance::run_properties(*impl, p);
+    // --property-cases 0 skips them: the part is then not checked.
+    if (p.cases > 0) {
+      report.properties = conformance::run_properties(*impl, p);
+      report.checks.push_back(conformance::Part::properties);
+    }
   }
   conformance::print_summary(std::cout, report, static_cast<std::size_t>(max_failures));
   if (o.report) write_text(*o.report, conformance::report_json(report));

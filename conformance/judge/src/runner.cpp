@@ -1,5 +1,7 @@
 #include "posenc/judge/runner.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +12,7 @@
 #include <sstream>
 
 #include "file_selection.hpp"
+#include "vacuity.hpp"
 #include "posenc/vectors/manifest.hpp"
 #include "posenc/vectors/vector_json.hpp"
 
@@ -115,9 +118,10 @@ struct FileTally {
 void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, const VectorCase& c,
                    const std::vector<ElementSpec>& specs, Format f, const Tolerance& t, FileTally& tally) {
   FileResult& r = tally.r;
+  PartCounts& part = c.valid ? r.accuracy : r.validation;
   const auto position = case_position(c);
   auto fail = [&](const std::string& why) {
-    ++r.failed;
+    ++part.judged[f].failed;
     r.failures.push_back({group, g.comment, c.tc_id, f, why});
   };
   // A valid case that failed with nothing to measure.
@@ -127,13 +131,13 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
     fail(why);
   };
   if (o.status == Status::unsupported) {
-    ++r.unsupported;
+    ++part.not_judged[o.why_unsupported][f];
     return;
   }
   if (!c.valid) {
     if (o.status == Status::failed) return fail(o.message);
     if (o.status == Status::invalid) {
-      ++r.passed;
+      ++part.judged[f].passed;
     } else {
       fail("accepted invalid parameters (expected an error on " + c.error + ")");
     }
@@ -147,11 +151,18 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
   }
   Tolerance tolerance = t;
   if (o.derived && tolerance.profile == Profile::exact) tolerance.profile = Profile::strict;
-  bool ok = true;
+  const std::vector<double> largest = largest_errors(g, c, specs);
+  bool ok = true, vacuous = false;
   std::string first_bad;
   for (std::size_t j = 0; j < specs.size(); ++j) {
     const std::uint64_t expected = c.expected.of(f)[j];
     const ElementError e = check_element(specs[j], expected, o.values[j], f, tolerance);
+    // A pass under a bound that admits any value the element can take says nothing: the
+    // element is not judged and stays out of the worst errors (a failure beyond it is real).
+    if (e.pass && std::isfinite(to_double(f, expected)) && bound_vacuous(specs[j], largest[j], e.bound, f)) {
+      vacuous = true;
+      continue;
+    }
     record_worst(r.worst_scaled, e.scaled, c, f, j);
     record_worst(r.worst_ulp, e.ulp, c, f, j);
     tally.record_margin({e.margin, c.tc_id, static_cast<std::int64_t>(j), f, position});
@@ -165,42 +176,177 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
       first_bad = s.str();
     }
   }
-  tally.record_verdict(position, f, ok);
-  if (ok) {
-    ++r.passed;
-  } else {
+  // A case not judged for a vacuous bound also ends the accurate context: past it the profile
+  // vouches for nothing.
+  tally.record_verdict(position, f, ok && !vacuous);
+  if (!ok) {
     fail(first_bad);
+  } else if (vacuous) {
+    ++part.not_judged[NotJudged::bound_vacuous][f];
+  } else {
+    ++part.judged[f].passed;
   }
 }
 
 }  // namespace
 
+std::string thousands(std::int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string not_judged_reasons(const PartCounts& c) {
+  std::string s;
+  for (NotJudged why : kAllNotJudged) {
+    if (const auto n = c.not_judged_for(why); n > 0) s += (s.empty() ? "" : ", ") + std::string(to_string(why)) + " " + thousands(n);
+  }
+  return s;
+}
+
+namespace {
+
+PartCounts file_counts(const FileResult& f) {
+  PartCounts c = f.accuracy;
+  c.add(f.validation);
+  return c;
+}
+
+constexpr std::array kPartNames{"accuracy", "validation", "properties"};
+constexpr std::array kNotJudgedNames{"no entry point", "refused", "inputs not representable", "bound vacuous",
+                                     "beyond --max-position"};
+constexpr std::array kNotJudgedJson{"noEntryPoint", "refused", "notRepresentable", "boundVacuous", "beyondMaxPosition"};
+
+}  // namespace
+
+std::string_view to_string(Part p) { return kPartNames[static_cast<std::size_t>(p)]; }
+
+Part parse_part(std::string_view s, const std::string& option) {
+  for (Part p : kAllParts) {
+    if (s == to_string(p)) return p;
+  }
+  throw InvalidParameter(option, "'" + std::string(s) + "'", "a list of accuracy, validation, properties");
+}
+
+std::string_view to_string(NotJudged why) { return kNotJudgedNames[static_cast<std::size_t>(why)]; }
+std::string_view json_name(NotJudged why) { return kNotJudgedJson[static_cast<std::size_t>(why)]; }
+
+std::int64_t PartCounts::passed() const {
+  std::int64_t n = 0;
+  for (const auto& [f, c] : judged) n += c.passed;
+  return n;
+}
+std::int64_t PartCounts::failed() const {
+  std::int64_t n = 0;
+  for (const auto& [f, c] : judged) n += c.failed;
+  return n;
+}
+std::int64_t PartCounts::not_judged_for(NotJudged why) const {
+  std::int64_t n = 0;
+  if (const auto it = not_judged.find(why); it != not_judged.end()) {
+    for (const auto& [f, count] : it->second) n += count;
+  }
+  return n;
+}
+std::int64_t PartCounts::not_judged_total() const {
+  std::int64_t n = 0;
+  for (NotJudged why : kAllNotJudged) n += not_judged_for(why);
+  return n;
+}
+void PartCounts::add(const PartCounts& other) {
+  for (const auto& [f, c] : other.judged) {
+    judged[f].passed += c.passed;
+    judged[f].failed += c.failed;
+  }
+  for (const auto& [why, by_format] : other.not_judged) {
+    for (const auto& [f, n] : by_format) not_judged[why][f] += n;
+  }
+}
+
 std::int64_t RunReport::passed() const {
   std::int64_t n = 0;
-  for (const auto& f : files) n += f.passed;
+  for (const auto& f : files) n += f.passed();
   return n;
 }
 std::int64_t RunReport::failed() const {
   std::int64_t n = 0;
-  for (const auto& f : files) n += f.failed;
+  for (const auto& f : files) n += f.failed();
   return n;
 }
-std::int64_t RunReport::unsupported() const {
+std::int64_t RunReport::not_judged() const {
   std::int64_t n = 0;
-  for (const auto& f : files) n += f.unsupported;
-  return n;
-}
-std::int64_t RunReport::beyond_max_position() const {
-  std::int64_t n = 0;
-  for (const auto& f : files) n += f.beyond_max_position;
+  for (const auto& f : files) n += f.not_judged();
   return n;
 }
 
-bool RunReport::conformant() const {
-  for (const auto& p : properties) {
-    if (p.status == "failed") return false;
+PartCounts RunReport::part_counts(Part p) const {
+  PartCounts c;
+  for (const auto& f : files) c.add(p == Part::validation ? f.validation : f.accuracy);
+  return c;
+}
+
+bool RunReport::checked(Part p) const { return std::find(checks.begin(), checks.end(), p) != checks.end(); }
+
+PartVerdict RunReport::verdict(Part p) const {
+  PartVerdict v;
+  v.checked = checked(p);
+  if (!v.checked) return v;
+  if (p == Part::properties) {
+    std::int64_t failed = 0, passed = 0;
+    for (const auto& r : properties) {
+      failed += r.status == "failed";
+      passed += r.status == "passed";
+    }
+    if (failed > 0) v.reasons.push_back(thousands(failed) + (failed == 1 ? " property failed" : " properties failed"));
+    if (passed == 0 && failed == 0) v.reasons.push_back("no property judged (every one unsupported)");
+    return v;
   }
-  return failed() == 0 && passed() > 0;
+  const PartCounts c = part_counts(p);
+  if (c.failed() > 0) v.reasons.push_back(thousands(c.failed()) + (c.failed() == 1 ? " check failed" : " checks failed"));
+  // A part with cases in the selection, none of them judged, vouches for nothing.
+  if (c.passed() + c.failed() == 0 && c.not_judged_total() > 0) {
+    v.reasons.push_back("nothing judged (" + not_judged_reasons(c) + ")");
+  }
+  return v;
+}
+
+std::vector<std::string> RunReport::coverage_gaps() const {
+  std::vector<std::string> gaps;
+  if (passed() + failed() == 0) gaps.push_back("no check judged");
+  if (files_asked) {
+    for (const auto& f : files) {
+      if (f.passed() + f.failed() > 0) continue;
+      const std::string why = not_judged_reasons(file_counts(f));
+      gaps.push_back(f.path + " asked for and judged nowhere" + (why.empty() ? "" : " (" + why + ")"));
+    }
+  }
+  PartCounts all;
+  for (const auto& f : files) all.add(file_counts(f));
+  for (Format format : asked_formats) {
+    const auto it = all.judged.find(format);
+    if (it != all.judged.end() && it->second.judged() > 0) continue;
+    std::string why;
+    for (NotJudged reason : kAllNotJudged) {
+      const auto r = all.not_judged.find(reason);
+      if (r == all.not_judged.end()) continue;
+      const auto n = r->second.find(format);
+      if (n != r->second.end() && n->second > 0) {
+        why += (why.empty() ? "" : ", ") + std::string(to_string(reason)) + " " + thousands(n->second);
+      }
+    }
+    gaps.push_back(std::string(to_string(format)) + " asked for and judged nowhere" + (why.empty() ? "" : " (" + why + ")"));
+  }
+  return gaps;
+}
+
+bool RunReport::conformant() const {
+  for (Part p : kAllParts) {
+    if (!verdict(p).conformant()) return false;
+  }
+  return coverage_gaps().empty();
 }
 
 RunReport run_vectors(Implementation& impl, const RunOptions& options,
@@ -208,6 +354,11 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
   RunReport report;
   report.implementation = impl.name();
   report.tolerance = options.tolerance;
+  report.checks.clear();
+  if (options.accuracy) report.checks.push_back(Part::accuracy);
+  if (options.validation) report.checks.push_back(Part::validation);
+  if (options.formats_asked) report.asked_formats = options.formats;
+  report.files_asked = options.files_asked;
   const auto manifest = read_checked_manifest(options.vectors, options.manifest_sha256);
   {
     std::vector<std::string> paths;
@@ -235,11 +386,13 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
         std::vector<Format> formats;
         const auto position = case_position(c);
         const bool beyond = c.valid && options.max_position && position && *position > *options.max_position;
+        if (!(c.valid ? options.accuracy : options.validation)) continue;
+        PartCounts& part = c.valid ? r.accuracy : r.validation;
         for (Format f : options.formats) {
           if (!inputs_exact_in(g, c, f)) {
-            ++r.unsupported;
+            ++part.not_judged[NotJudged::not_representable][f];
           } else if (beyond) {
-            ++r.beyond_max_position;
+            ++part.not_judged[NotJudged::beyond_max_position][f];
           } else {
             formats.push_back(f);
           }

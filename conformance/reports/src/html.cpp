@@ -203,13 +203,12 @@ std::string verdict_section(const RunReport& r) {
   const bool ok = r.conformant();
   s << "<section class=\"verdict " << (ok ? "pass" : "fail") << "\">\n<h2>" << markup_escape(r.implementation) << ": "
     << (ok ? "CONFORMANT" : "NOT CONFORMANT") << "</h2>\n<p>profile " << markup_escape(profile_name(r)) << " · "
-    << r.passed() << " passed, " << r.failed() << " failed, " << r.unsupported() << " unsupported";
-  if (!r.properties.empty()) {
-    std::int64_t failed = 0;
-    for (const auto& p : r.properties) failed += p.status == "failed";
-    s << " · " << r.properties.size() << " properties, " << failed << " failed";
-  }
-  s << "</p>\n";
+    << r.passed() << " passed, " << r.failed() << " failed, " << r.not_judged() << " not judged (case x format checks)</p>\n";
+  // The parts and the verdict line as the text summary says them (an unsupported property is
+  // counted as such, never as passed or failed).
+  s << "<ul class=\"parts\">\n";
+  for (Part p : kAllParts) s << "<li class=\"part\">" << markup_escape(part_line(r, p)) << "</li>\n";
+  s << "</ul>\n<p class=\"verdict-line\">" << markup_escape(verdict_line(r)) << "</p>\n";
   if (!r.replay.empty()) s << "<p>rerun: <code>" << markup_escape(r.replay) << "</code></p>\n";
   s << "</section>\n";
   return s.str();
@@ -218,12 +217,12 @@ std::string verdict_section(const RunReport& r) {
 std::string file_table(const RunReport& r) {
   std::ostringstream s;
   s << "<h3>" << markup_escape(r.implementation) << "</h3>\n<table class=\"files\">\n<tr><th>family</th><th>vectors</th>"
-    << "<th>worst margin</th><th>passed</th><th>failed</th><th>unsupported</th><th>worst scaled</th><th>worst ulp</th>"
+    << "<th>worst margin</th><th>passed</th><th>failed</th><th>not judged</th><th>worst scaled</th><th>worst ulp</th>"
     << "<th>worst margin at</th><th>per format</th></tr>\n";
   for (const auto& f : r.files) {
-    s << "<tr class=\"" << (f.failed ? "fail" : "pass") << "\"><td>" << markup_escape(family_of(f.path)) << "</td><td>"
-      << markup_escape(f.path) << "</td><td class=\"margin\">" << short_number(f.worst_margin.value) << "</td><td>" << f.passed
-      << "</td><td>" << f.failed << "</td><td>" << f.unsupported << "</td><td>" << short_number(f.worst_scaled.value)
+    s << "<tr class=\"" << (f.failed() ? "fail" : "pass") << "\"><td>" << markup_escape(family_of(f.path)) << "</td><td>"
+      << markup_escape(f.path) << "</td><td class=\"margin\">" << short_number(f.worst_margin.value) << "</td><td>" << f.passed()
+      << "</td><td>" << f.failed() << "</td><td>" << f.not_judged() << "</td><td>" << short_number(f.worst_scaled.value)
       << "</td><td>" << short_number(f.worst_ulp.value) << "</td><td>" << markup_escape(margin_where(f.worst_margin))
       << "</td><td class=\"formats\">";
     for (const auto& [format, m] : f.margin_by_format) {
@@ -253,12 +252,13 @@ std::string property_table(const RunReport& r) {
   if (r.properties.empty()) return "";
   std::ostringstream s;
   s << "<h3>" << markup_escape(r.implementation) << "</h3>\n<table class=\"properties\">\n"
-    << "<tr><th>property</th><th>status</th><th>cases</th></tr>\n";
+    << "<tr><th>property</th><th>format</th><th>status</th><th>cases</th></tr>\n";
   for (const auto& p : r.properties) {
-    s << "<tr class=\"" << (p.status == "failed" ? "fail" : "pass") << "\"><td>" << markup_escape(p.name) << "</td><td>"
-      << markup_escape(p.status) << "</td><td>" << p.cases << "</td></tr>\n";
+    // The row's class is its status (passed, failed, unsupported): what the browser test counts.
+    s << "<tr class=\"property " << markup_escape(p.status) << "\"><td>" << markup_escape(p.name) << "</td><td>"
+      << to_string(p.format) << "</td><td>" << markup_escape(p.status) << "</td><td>" << p.cases << "</td></tr>\n";
     if (p.status == "failed") {
-      s << "<tr class=\"failure\"><td colspan=\"3\">counterexample:<pre>" << markup_escape(p.counterexample) << "</pre>";
+      s << "<tr class=\"failure\"><td colspan=\"4\">counterexample:<pre>" << markup_escape(p.counterexample) << "</pre>";
       if (!r.replay.empty()) s << "replay: <code>" << markup_escape(r.replay) << "</code>";
       s << "</td></tr>\n";
     }

@@ -17,6 +17,16 @@ enum class Status {
   failed,       // it crashed, hung, corrupted memory or answered garbage: message says how
 };
 
+// Why a check (one case in one format) was not judged (SPEC.md section 9). The first three come
+// from the implementation's answer (an unsupported Outcome), the last two from the suite.
+enum class NotJudged {
+  no_entry_point,     // the implementation has nothing for this case type or format
+  refused,            // it has, but declined this case (a plugin's POSENC_UNSUPPORTED, a results entry so marked)
+  not_representable,  // the case's inputs are not values of the format
+  bound_vacuous,      // the bound reaches the largest error the element can have (SPEC.md section 5)
+  beyond_max_position,
+};
+
 struct Outcome {
   Status status = Status::unsupported;
   std::vector<double> values;  // outputs as doubles (exact for every format)
@@ -24,6 +34,8 @@ struct Outcome {
   // The suite formed these values itself from the implementation's outputs (a dot product of
   // its rotated q and k): they cannot be bit-exact, so `exact` judges them by `strict` bounds.
   bool derived = false;
+  // For an unsupported outcome: why.
+  NotJudged why_unsupported = NotJudged::no_entry_point;
 };
 
 class Implementation {

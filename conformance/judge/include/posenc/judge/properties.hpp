@@ -13,6 +13,7 @@ namespace posenc::conformance {
 
 struct PropertyResult {
   std::string name;
+  Format format = Format::f64;  // the output format its calls asked for
   std::string status;  // passed, failed, unsupported (every generated case was unsupported)
   int cases = 0;       // cases that passed
   std::string counterexample;
