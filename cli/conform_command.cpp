@@ -41,6 +41,7 @@ struct ConformOptions {
   std::string memory_limit = "4096";
   std::string seed = "1";
   std::string property_cases = "100";
+  std::optional<std::string> property_formats;
 };
 
 std::unique_ptr<conformance::Implementation> make_implementation(const std::string& name, double timeout,
@@ -102,6 +103,7 @@ std::string replay_command(const std::string& head, const ConformOptions& o, boo
   if (o.max_position) command += " --max-position " + shell_quote(*o.max_position);
   if (o.checks) command += " --checks " + shell_quote(*o.checks);
   if (properties) command += " --seed " + shell_quote(o.seed) + " --property-cases " + shell_quote(o.property_cases);
+  if (properties && o.property_formats) command += " --property-formats " + shell_quote(*o.property_formats);
   return command;
 }
 
@@ -129,6 +131,27 @@ std::vector<conformance::Part> selected_parts(const ConformOptions& o, bool prop
   }
   if (parts.empty()) throw InvalidParameter("--checks", "'" + *o.checks + "'", allowed);
   return parts;
+}
+
+conformance::PropertyOptions property_options(const ConformOptions& o, const conformance::Tolerance& tolerance) {
+  conformance::PropertyOptions p;
+  p.tolerance = tolerance;
+  const auto seed = parse_int64("--seed", o.seed);
+  if (seed < 0) throw InvalidParameter("--seed", o.seed, "an integer >= 0");
+  p.seed = static_cast<std::uint64_t>(seed);
+  p.cases = static_cast<int>(parse_int64("--property-cases", o.property_cases));
+  if (p.cases < 0 || p.cases > 1000000) throw InvalidParameter("--property-cases", o.property_cases, "an integer in [0, 1000000]");
+  if (!o.property_formats) return p;
+  const std::string allowed = "a list of f64, f32, bf16, f16";
+  for (auto part : split_list(*o.property_formats)) {
+    try {
+      p.formats.push_back(parse_format(part));
+    } catch (const InvalidParameter&) {
+      throw InvalidParameter("--property-formats", "'" + *o.property_formats + "'", allowed);
+    }
+  }
+  if (p.formats.empty()) throw InvalidParameter("--property-formats", "'" + *o.property_formats + "'", allowed);
+  return p;
 }
 
 // Runs the implementation `make` builds with the options, prints and writes the reports.
@@ -162,25 +185,19 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   }
   const std::int64_t max_failures = parse_int64("--max-failures", o.max_failures);
   if (max_failures < 0) throw InvalidParameter("--max-failures", o.max_failures, "an integer >= 0");
+  // The properties' options are checked before anything runs.
+  const bool run_properties = selected(conformance::Part::properties);
+  const auto p = run_properties ? property_options(o, options.tolerance) : conformance::PropertyOptions{};
   auto impl = make();
   const bool terminal = isatty(STDERR_FILENO) != 0;
   auto report = conformance::run_vectors(*impl, options, [&](std::size_t done, std::size_t total) {
     if (terminal) std::cerr << "\r" << done << "/" << total << " vector files" << (done == total ? "\n" : "") << std::flush;
   });
   report.replay = replay;
-  if (selected(conformance::Part::properties)) {
-    conformance::PropertyOptions p;
-    p.tolerance = options.tolerance;
-    const auto seed = parse_int64("--seed", o.seed);
-    if (seed < 0) throw InvalidParameter("--seed", o.seed, "an integer >= 0");
-    p.seed = static_cast<std::uint64_t>(seed);
-    p.cases = static_cast<int>(parse_int64("--property-cases", o.property_cases));
-    if (p.cases < 0 || p.cases > 1000000) throw InvalidParameter("--property-cases", o.property_cases, "an integer in [0, 1000000]");
-    // --property-cases 0 skips them: the part is then not checked.
-    if (p.cases > 0) {
-      report.properties = conformance::run_properties(*impl, p);
-      report.checks.push_back(conformance::Part::properties);
-    }
+  // --property-cases 0 skips them: the part is then not checked.
+  if (run_properties && p.cases > 0) {
+    report.properties = conformance::run_properties(*impl, p);
+    report.checks.push_back(conformance::Part::properties);
   }
   conformance::print_summary(std::cout, report, static_cast<std::size_t>(max_failures));
   if (o.report) write_text(*o.report, conformance::report_json(report));
@@ -202,6 +219,9 @@ void add_conform_command(CLI::App& app, int& status) {
   c->add_option("--seed", o->seed, "seed of the property-based checks (replays a counterexample)")->capture_default_str();
   c->add_option("--property-cases", o->property_cases, "cases per property (0: skip the properties)")
       ->capture_default_str();
+  c->add_option("--property-formats", o->property_formats,
+                "output formats to run the properties in, e.g. f64,f32 (default: every format the implementation "
+                "answers in)");
   add_judging_options(c, *o);
   c->callback([o, &status] {
     const double timeout = parse_double("--timeout", o->timeout);

@@ -12,7 +12,6 @@ class FastImplementation final : public Implementation {
   explicit FastImplementation(fast::Isa isa) : isa_(isa) {}
   std::string name() const override;
   std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) override;
-  Format property_format() const override { return Format::f32; }
 
  private:
   fast::Isa isa_;

@@ -110,6 +110,16 @@ expect --stderr "--checks: an unknown part is refused" 2 \
 expect --stderr "verify --checks has no properties" 2 "invalid --checks = 'properties'" \
   "$posenc" verify --results /dev/null --checks properties
 
+# --property-formats chooses the formats of the properties (default: every one the
+# implementation answers in: all four for the reference).
+expect "the reference's properties run in every format" 0 "properties: CONFORMANT, 84 properties judged (f64 21, f32 21, bf16 21, f16 21)" \
+  "$posenc" conform --impl reference --filter alibi/slopes --property-cases 5
+expect "--property-formats bf16 runs them in bf16 alone" 0 "properties: CONFORMANT, 21 properties judged (bf16 21)" \
+  "$posenc" conform --impl reference --filter alibi/slopes --property-cases 5 --property-formats bf16
+expect --stderr "--property-formats: an unknown format is refused" 2 \
+  "invalid --property-formats = 'f32,f8': must be a list of f64, f32, bf16, f16" \
+  "$posenc" conform --impl reference --property-formats f32,f8
+
 # Nothing but the report: no RapidCheck banner on stderr or stdout, the verdict on its own line.
 banner=$("$posenc" conform --impl reference --filter alibi/slopes --property-cases 2 2>&1)
 if ! grep -q "Using configuration" <<<"$banner" && [[ "$(tail -n 1 <<<"$banner")" == "CONFORMANT: "* ]]; then

@@ -55,8 +55,6 @@ class Implementation {
   virtual void begin_file(const std::string& path) { (void)path; }
   // One outcome per requested output format, in order.
   virtual std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) = 0;
-  // The output format the property checks ask for (inputs are chosen exact in it).
-  virtual Format property_format() const { return Format::f64; }
 };
 
 }  // namespace posenc::conformance
