@@ -71,11 +71,14 @@ std::optional<double> case_position(const VectorCase& c) {
 
 using PositionErrors = std::map<std::pair<double, Format>, PositionError>;
 
-void record_position(PositionErrors& by_position, double position, Format f, double scaled, double bound) {
-  auto [it, added] = by_position.try_emplace({position, f}, PositionError{position, f, scaled, bound});
+void record_position(PositionErrors& by_position, double position, Format f, const ElementError& error) {
+  auto [it, added] =
+      by_position.try_emplace({position, f}, PositionError{position, f, error.scaled, error.bound, error.margin});
   if (added) return;
   PositionError& e = it->second;
-  e.worst_scaled = std::max(e.worst_scaled, scaled);
+  const double bound = error.bound;
+  e.worst_scaled = std::max(e.worst_scaled, error.scaled);
+  e.worst_margin = std::max(e.worst_margin, error.margin);
   if (bound > 0 && (e.bound == 0 || bound < e.bound)) e.bound = bound;
 }
 
@@ -166,7 +169,7 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
     record_worst(r.worst_scaled, e.scaled, c, f, j);
     record_worst(r.worst_ulp, e.ulp, c, f, j);
     tally.record_margin({e.margin, c.tc_id, static_cast<std::int64_t>(j), f, position});
-    if (position) record_position(tally.by_position, *position, f, e.scaled, e.bound);
+    if (position) record_position(tally.by_position, *position, f, e);
     if (!e.pass && ok) {
       ok = false;
       std::ostringstream s;

@@ -165,13 +165,14 @@ Json summary_json(const RunReport& r) {
 }
 
 PositionError read_position_error(const Json& j, const Location& at) {
-  json_io::require_only(j, {"position", "format", "worstScaled", "bound"}, at);
+  json_io::require_only(j, {"position", "format", "worstScaled", "bound", "worstMargin"}, at);
   PositionError e;
   e.position = read_error_value(json_io::member(j, "position", at), at.field("position"));
   if (std::isinf(e.position)) at.field("position").fail("expected a finite position");
   e.format = read_format_name(json_io::member(j, "format", at), at.field("format"));
   e.worst_scaled = read_error_value(json_io::member(j, "worstScaled", at), at.field("worstScaled"));
   e.bound = read_error_value(json_io::member(j, "bound", at), at.field("bound"));
+  e.worst_margin = read_error_value(json_io::member(j, "worstMargin", at), at.field("worstMargin"));
   return e;
 }
 
@@ -214,6 +215,9 @@ FileResult read_group(const Json& j, const Location& at) {
   if (!points.is_array()) at.field("errorByPosition").fail("expected an array");
   for (std::size_t i = 0; i < points.size(); ++i) {
     r.by_position.push_back(read_position_error(points[i], at.field("errorByPosition").index(i)));
+    if (r.failed() == 0 && r.by_position.back().worst_margin > 1) {
+      at.field("errorByPosition").index(i).field("worstMargin").fail("above 1 in a group without failures");
+    }
   }
   return r;
 }
@@ -257,7 +261,8 @@ std::string report_json(const RunReport& report) {
       points.push_back({{"position", e.position},
                         {"format", std::string(to_string(e.format))},
                         {"worstScaled", error_value(e.worst_scaled)},
-                        {"bound", e.bound}});
+                        {"bound", e.bound},
+                        {"worstMargin", error_value(e.worst_margin)}});
     }
     Json failures = Json::array();
     for (const auto& failure : f.failures) failures.push_back(failure_json(failure));

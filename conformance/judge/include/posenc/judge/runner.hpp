@@ -62,14 +62,16 @@ struct Margin {
   std::optional<double> position;  // max |p| of the case (every axis, both sides); none without
 };
 
-// The worst scaled error of the valid cases at one |position| in one format: what the HTML
-// report plots against position. bound is the tightest positive bound of the elements there
-// (0: none, e.g. under `exact`, which asks for the very bits).
+// The worst errors of the valid cases' judged elements at one |position| in one format. The HTML
+// report plots worst_margin (error / bound of one element, so > 1 fails) against position.
+// bound is the tightest positive bound of the elements there (0: none, e.g. under `exact`,
+// which asks for the very bits).
 struct PositionError {
   double position = 0;  // max |p| over the case's positions (every axis, both sides of a dot)
   Format format = Format::f64;
   double worst_scaled = 0;
   double bound = 0;
+  double worst_margin = 0;
 };
 
 // One failed check: its case in one format, and the test group it belongs to.
