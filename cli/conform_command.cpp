@@ -1,6 +1,7 @@
 // `posenc conform`: runs an implementation over the golden vectors and judges it by a profile.
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <functional>
@@ -33,6 +34,7 @@ struct ConformOptions {
   std::optional<std::string> formats;
   std::optional<std::string> working_format;
   std::optional<std::string> max_position;
+  std::optional<std::string> checks;
   std::string max_failures = "5";
   std::optional<std::string> report;
   std::optional<std::string> junit;
@@ -41,6 +43,7 @@ struct ConformOptions {
   std::string memory_limit = "4096";
   std::string seed = "1";
   std::string property_cases = "100";
+  std::optional<std::string> property_formats;
 };
 
 std::unique_ptr<conformance::Implementation> make_implementation(const std::string& name, double timeout,
@@ -116,6 +119,9 @@ void add_judging_options(Command& c, ConformOptions& o) {
            "f32 for the others, or what the implementation declares");
   c.option("--max-position", o.max_position,
                 "judge only valid cases whose positions are all at most N in magnitude (the rest: not judged)");
+  c.option("--checks", o.checks,
+           "verdict parts to check: accuracy (valid cases), validation (invalid cases), properties; default all "
+           "(verify: accuracy,validation)");
   c.option("--max-failures", o.max_failures,
                 "failures the text shows per vector file, grouped by test group (the JSON report has all)")
       .show_default();
@@ -135,8 +141,57 @@ std::string replay_command(const std::string& head, const ConformOptions& o, boo
   if (o.formats) command += " --formats " + shell_quote(*o.formats);
   if (o.working_format) command += " --working-format " + shell_quote(*o.working_format);
   if (o.max_position) command += " --max-position " + shell_quote(*o.max_position);
+  if (o.checks) command += " --checks " + shell_quote(*o.checks);
   if (properties) command += " --seed " + shell_quote(o.seed) + " --property-cases " + shell_quote(o.property_cases);
+  if (properties && o.property_formats) command += " --property-formats " + shell_quote(*o.property_formats);
   return command;
+}
+
+// The parts --checks selects (all it can run when not given): a name outside them, or properties
+// where there is no code to call (verify), is refused.
+std::vector<conformance::Part> selected_parts(const ConformOptions& o, bool properties) {
+  std::vector<conformance::Part> parts;
+  if (!o.checks) {
+    for (auto p : conformance::kAllParts) {
+      if (p != conformance::Part::properties || properties) parts.push_back(p);
+    }
+    return parts;
+  }
+  const std::string allowed = properties ? "a list of accuracy, validation, properties"
+                                         : "a list of accuracy, validation (a results file has no code for properties)";
+  for (auto name : split_list(*o.checks)) {
+    conformance::Part p{};
+    try {
+      p = conformance::parse_part(name, "--checks");
+    } catch (const InvalidParameter&) {
+      throw InvalidParameter("--checks", "'" + *o.checks + "'", allowed);  // the whole value, as typed
+    }
+    if (p == conformance::Part::properties && !properties) throw InvalidParameter("--checks", "'" + *o.checks + "'", allowed);
+    if (std::find(parts.begin(), parts.end(), p) == parts.end()) parts.push_back(p);
+  }
+  if (parts.empty()) throw InvalidParameter("--checks", "'" + *o.checks + "'", allowed);
+  return parts;
+}
+
+conformance::PropertyOptions property_options(const ConformOptions& o, const conformance::Tolerance& tolerance) {
+  conformance::PropertyOptions p;
+  p.tolerance = tolerance;
+  const auto seed = parse_int64("--seed", o.seed);
+  if (seed < 0) throw InvalidParameter("--seed", o.seed, "an integer >= 0");
+  p.seed = static_cast<std::uint64_t>(seed);
+  p.cases = static_cast<int>(parse_int64("--property-cases", o.property_cases));
+  if (p.cases < 0 || p.cases > 1000000) throw InvalidParameter("--property-cases", o.property_cases, "an integer in [0, 1000000]");
+  if (!o.property_formats) return p;
+  const std::string allowed = "a list of f64, f32, bf16, f16";
+  for (auto part : split_list(*o.property_formats)) {
+    try {
+      p.formats.push_back(parse_format(part));
+    } catch (const InvalidParameter&) {
+      throw InvalidParameter("--property-formats", "'" + *o.property_formats + "'", allowed);
+    }
+  }
+  if (p.formats.empty()) throw InvalidParameter("--property-formats", "'" + *o.property_formats + "'", allowed);
+  return p;
 }
 
 // Runs the implementation `make` builds with the options, prints and writes the reports.
@@ -147,6 +202,11 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   if (!o.own_vectors) options.manifest_sha256 = shipped_manifest_sha256();
   options.filter = o.filter;
   options.exclude = o.exclude;
+  options.files_asked = !o.filter.empty();
+  const auto parts = selected_parts(o, properties);
+  auto selected = [&](conformance::Part p) { return std::find(parts.begin(), parts.end(), p) != parts.end(); };
+  options.accuracy = selected(conformance::Part::accuracy);
+  options.validation = selected(conformance::Part::validation);
   options.tolerance.profile = conformance::parse_profile(o.profile);
   if (o.bound) {
     double b = parse_double("--bound", *o.bound);
@@ -156,6 +216,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   if (o.formats) {
     options.formats.clear();
     for (auto part : split_list(*o.formats)) options.formats.push_back(parse_format(part));
+    options.formats_asked = true;
   }
   if (o.working_format) options.tolerance.working = parse_working_formats(*o.working_format);
   if (o.max_position) {
@@ -165,21 +226,20 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   }
   const std::int64_t max_failures = parse_int64("--max-failures", o.max_failures);
   if (max_failures < 0) throw InvalidParameter("--max-failures", o.max_failures, "an integer >= 0");
+  // The properties' options are checked before anything runs.
+  const bool run_properties = selected(conformance::Part::properties);
+  auto p = run_properties ? property_options(o, options.tolerance) : conformance::PropertyOptions{};
   auto impl = make();
   const bool terminal = isatty(STDERR_FILENO) != 0;
   auto report = conformance::run_vectors(*impl, options, [&](std::size_t done, std::size_t total) {
     if (terminal) std::cerr << "\r" << done << "/" << total << " vector files" << (done == total ? "\n" : "") << std::flush;
   });
   report.replay = replay;
-  if (properties) {
-    conformance::PropertyOptions p;
+  // --property-cases 0 skips them: the part is then not checked.
+  if (run_properties && p.cases > 0) {
     p.tolerance = report.tolerance;  // with the working formats the implementation declares
-    const auto seed = parse_int64("--seed", o.seed);
-    if (seed < 0) throw InvalidParameter("--seed", o.seed, "an integer >= 0");
-    p.seed = static_cast<std::uint64_t>(seed);
-    p.cases = static_cast<int>(parse_int64("--property-cases", o.property_cases));
-    if (p.cases < 0 || p.cases > 1000000) throw InvalidParameter("--property-cases", o.property_cases, "an integer in [0, 1000000]");
-    if (p.cases > 0) report.properties = conformance::run_properties(*impl, p);
+    report.properties = conformance::run_properties(*impl, p);
+    report.checks.push_back(conformance::Part::properties);
   }
   conformance::print_summary(std::cout, report, static_cast<std::size_t>(max_failures));
   if (o.report) write_text(*o.report, conformance::report_json(report));
@@ -201,6 +261,9 @@ void add_conform_command(Command& app, int& status) {
   c.option("--seed", o->seed, "seed of the property-based checks (replays a counterexample)").show_default();
   c.option("--property-cases", o->property_cases, "cases per property (0: skip the properties)")
       .show_default();
+  c.option("--property-formats", o->property_formats,
+           "output formats to run the properties in, e.g. f64,f32 (default: every format the implementation "
+           "answers in)");
   add_judging_options(c, *o);
   c.on_run([o, &status] {
     const double timeout = parse_double("--timeout", o->timeout);

@@ -70,8 +70,9 @@ bool beyond_fast_domain(std::span<const std::int64_t> position) {
 
 // The case's outputs in format f, or nothing when the fast path does not offer it: rotations in
 // every storage format, frequencies in binary64 (as derived) and f32, everything else but the dot
-// products (see fast_adapter.hpp) in f32.
-std::optional<std::vector<double>> outputs(const TypedCase& k, Format f, fast::Isa isa) {
+// products (see fast_adapter.hpp) in f32. why says which: no entry point, or refused (a position
+// beyond the fast path's domain).
+std::optional<std::vector<double>> outputs(const TypedCase& k, Format f, fast::Isa isa, NotJudged& why) {
   using Values = std::optional<std::vector<double>>;
   if (f != Format::f32 && !std::holds_alternative<cases::RopeRotate>(k) &&
       !(f == Format::f64 && std::holds_alternative<cases::RopeFrequencies>(k))) {
@@ -89,12 +90,18 @@ std::optional<std::vector<double>> outputs(const TypedCase& k, Format f, fast::I
           [&](const cases::RopeRotate& r) -> Values {
             if (!storage(f)) return std::nullopt;
             validate_rope_positions(r.p, r.position);
-            if (beyond_fast_domain(r.position)) return std::nullopt;
+            if (beyond_fast_domain(r.position)) {
+              why = NotJudged::refused;
+              return std::nullopt;
+            }
             return rotate(r, *storage(f), isa);
           },
           [&](const cases::RopeTable& r) -> Values {
             validate_rope_positions(r.p, r.position);
-            if (beyond_fast_domain(r.position)) return std::nullopt;
+            if (beyond_fast_domain(r.position)) {
+              why = NotJudged::refused;
+              return std::nullopt;
+            }
             const fast::RopePlan plan(r.p);
             std::vector<float> cs(static_cast<std::size_t>(plan.pairs())), sn(cs.size());
             plan.table_row(r.position, cs, sn, isa);
@@ -149,7 +156,7 @@ std::vector<Outcome> FastImplementation::run(const VectorGroup& g, const VectorC
   for (Format f : formats) {
     Outcome o;
     try {
-      if (auto values = outputs(k, f, isa_)) {
+      if (auto values = outputs(k, f, isa_, o.why_unsupported)) {
         o.status = Status::ok;
         o.values = std::move(*values);
       }

@@ -12,7 +12,6 @@ class FastImplementation final : public Implementation {
   explicit FastImplementation(fast::Isa isa) : isa_(isa) {}
   std::string name() const override;
   std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) override;
-  Format property_format() const override { return Format::f32; }
   // Its angles are p times a double-double frequency from long double formulas, accurate to
   // ~2^-63 relative (fast/src/frequencies.hpp): at least binary64, whatever the storage.
   std::optional<Format> working_format(Format) const override { return Format::f64; }

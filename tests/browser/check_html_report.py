@@ -4,7 +4,12 @@
 What a reader needs to see is checked where the browser laid it out:
 - every RoPE and sinusoidal vector file with position data in the JSON reports has a plot whose
   rendered series (non-empty bounding boxes) are exactly one per report and format with data,
-  with a bound line unless the profile asks for the very bits, and both axis labels;
+  with the line at margin 1, one accurate-context marker per series whose accurateUpTo is not
+  null, and both axis labels;
+- a file without failures never plots a point above its line at 1 (where the browser drew them);
+- the properties table counts, per report, as many passed, failed and unsupported rows as the
+  JSON report, and the verdict text counts the unsupported ones as unsupported (never as passed
+  or "0 failed");
 - the screenshot shows pixels of every series colour (formats) present in the reports;
 - every failing property's counterexample and the replay command are on the page;
 - the page logs nothing to the console (no errors, no warnings).
@@ -27,7 +32,7 @@ from PIL import Image
 
 FORMAT_COLOURS = {"f64": (0x1F, 0x5F, 0xA8), "f32": (0xD9, 0x73, 0x0D), "bf16": (0x2B, 0x8A, 0x3E), "f16": (0x8E, 0x44, 0xAD)}
 X_LABEL = "|position| + 1"
-Y_LABEL = "worst scaled error (units of u\u00b7s)"
+Y_LABEL = "worst margin (error / bound)"
 
 # Runs inside the page (an instrumented copy): what the browser rendered, as JSON on <body>.
 PROBE = """<script>
@@ -37,13 +42,21 @@ for (const svg of document.querySelectorAll('svg.error-plot')) {
   plots.push({
     file: svg.dataset.file,
     series: [...svg.querySelectorAll('g.series')].filter(drawn).map(g => g.dataset.label),
-    bounds: [...svg.querySelectorAll('g.bound')].filter(drawn).length,
+    limits: [...svg.querySelectorAll('g.limit')].filter(drawn).map(g => {
+      const r = g.querySelector('polyline').getBoundingClientRect(); return r.top + r.height / 2; }),
+    accurate: [...svg.querySelectorAll('g.accurate')].filter(drawn).length,
+    // Each series' points where the browser put them (page y of each circle's centre).
+    points: Object.fromEntries([...svg.querySelectorAll('g.series')].map(g => [g.dataset.label,
+      [...g.querySelectorAll('circle')].map(c => { const r = c.getBoundingClientRect(); return r.top + r.height / 2; })])),
     axisLabels: [...svg.querySelectorAll('text.axis-label')].filter(t => t.getComputedTextLength() > 0).map(t => t.textContent),
     ticks: [...svg.querySelectorAll('text.tick')].filter(t => t.getComputedTextLength() > 0).length,
     width: svg.getBoundingClientRect().width, height: svg.getBoundingClientRect().height,
   });
 }
-document.body.dataset.probe = JSON.stringify({plots, height: document.documentElement.scrollHeight, text: document.body.innerText});
+const rows = [...document.querySelectorAll('table.properties')].map(t =>
+  Object.fromEntries(['passed', 'failed', 'unsupported'].map(k => [k, t.querySelectorAll('tr.property.' + k).length])));
+const verdicts = [...document.querySelectorAll('section.verdict')].map(s => s.innerText);
+document.body.dataset.probe = JSON.stringify({plots, rows, verdicts, height: document.documentElement.scrollHeight, text: document.body.innerText});
 </script>"""
 
 
@@ -76,18 +89,28 @@ def colour_counts(path, colours):
 
 
 def expected_plots(reports):
-    """file -> (expected series labels, whether a bound line is expected)."""
+    """file -> (expected series labels, accurate-context markers, labels of series that must stay at or below 1)."""
     plots = {}
     for r in reports:
         suffix = " \u2014 " + r["implementation"] if len(reports) > 1 else ""
         for g in r["groups"]:
             if g["file"].split("/")[0] not in ("rope", "sinusoidal") or not g["errorByPosition"]:
                 continue
-            labels, bound = plots.setdefault(g["file"], ([], False))
+            labels, markers, passing = plots.setdefault(g["file"], ([], 0, []))
             formats = [f for f in FORMAT_COLOURS if any(p["format"] == f for p in g["errorByPosition"])]
             labels.extend(f + suffix for f in formats)
-            plots[g["file"]] = (labels, bound or any(p["bound"] > 0 for p in g["errorByPosition"]))
+            markers += sum(1 for f in formats if g["accurateUpTo"].get(f) is not None)
+            if g["failed"] == 0:
+                passing.extend(f + suffix for f in formats)
+            plots[g["file"]] = (labels, markers, passing)
     return plots
+
+
+def property_counts(report):
+    counts = {"passed": 0, "failed": 0, "unsupported": 0}
+    for p in report["properties"]:
+        counts[p["status"]] += 1
+    return counts
 
 
 def check(browser, page, reports):
@@ -97,18 +120,34 @@ def check(browser, page, reports):
     got = {p["file"]: p for p in seen["plots"]}
     if sorted(got) != sorted(want):
         problems.append(f"plots for {sorted(got)}, expected {sorted(want)}")
-    for file, (labels, bound) in want.items():
+    for file, (labels, markers, passing) in want.items():
         p = got.get(file)
         if p is None:
             continue
         if sorted(p["series"]) != sorted(labels):
             problems.append(f"{file}: rendered series {p['series']}, expected {labels}")
-        if bound and p["bounds"] < 1:
-            problems.append(f"{file}: no bound line rendered")
+        if len(p["limits"]) != 1:
+            problems.append(f"{file}: {len(p['limits'])} lines at margin 1 rendered, expected 1")
+        if p["accurate"] != markers:
+            problems.append(f"{file}: {p['accurate']} accurate-context markers rendered, expected {markers}")
+        if p["limits"]:
+            for label in passing:
+                above = [y for y in p["points"].get(label, []) if y < p["limits"][0] - 0.5]
+                if above:
+                    problems.append(f"{file}: {label} has no failures but {len(above)} points above its line at 1")
         if sorted(p["axisLabels"]) != sorted([X_LABEL, Y_LABEL]):
             problems.append(f"{file}: axis labels {p['axisLabels']}")
         if p["ticks"] < 4 or p["width"] < 300 or p["height"] < 200:
             problems.append(f"{file}: {p['ticks']} tick labels, {p['width']}x{p['height']} px")
+    with_properties = [r for r in reports if r["properties"]]
+    if [property_counts(r) for r in with_properties] != seen["rows"]:
+        problems.append(f"property rows {seen['rows']}, the reports have {[property_counts(r) for r in with_properties]}")
+    for r, text in zip(reports, seen["verdicts"]):
+        unsupported = property_counts(r)["unsupported"]
+        if unsupported and f"{unsupported} unsupported" not in text:
+            problems.append(f"{r['implementation']}: the verdict does not count the {unsupported} unsupported properties")
+        if r["properties"] and re.search(r"propert[^\n]*\b0 failed", text):
+            problems.append(f"{r['implementation']}: the verdict says '0 failed' of properties")
     for r in reports:
         for prop in r["properties"]:
             if prop["status"] == "failed":
@@ -127,7 +166,7 @@ def check(browser, page, reports):
         if not os.path.exists(shot):
             problems.append("no screenshot: " + out.stderr[-500:])
         else:
-            formats = {f for labels, _ in want.values() for label in labels for f in [label.split(" ")[0]]}
+            formats = {f for labels, _, _ in want.values() for label in labels for f in [label.split(" ")[0]]}
             counts = colour_counts(shot, {f: FORMAT_COLOURS[f] for f in formats})
             for f, n in counts.items():
                 if n < 20:
@@ -152,8 +191,18 @@ def main():
         return 1 if problems else 0
 
     text = open(page, encoding="utf-8").read()
+    # A passing plot's first point moved above its line at 1 (to the plot's top edge).
+    passing = [label for _, _, labels in expected_plots(reports).values() for label in labels]
+    lifted = text
+    for label in passing:
+        m = re.search(r'<g class="series" data-label="' + re.escape(html.escape(label)) + r'"[^>]*>.*?<circle r="2.5" cx="[^"]*" cy="([^"]*)"', text, flags=re.S)
+        if m:
+            lifted = text[:m.start(1)] + "31.0" + text[m.end(1):]
+            break
     broken = {
         "one series removed": re.sub(r'<g class="series"[^>]*>.*?</g>', "", text, count=1, flags=re.S),
+        "a passing point above the line": lifted,
+        "an unsupported property counted as passed": text.replace('class="property unsupported"', 'class="property passed"', 1),
         "a console error": text.replace("</body>", "<script>console.error('broken page')</script></body>"),
     }
     ok = True

@@ -2,6 +2,8 @@
  * scaling, with linear or YaRN scaling; sinusoidal tables, ALiBi, learned lookups), written the way a
  * third party would, in plain C99. Compiled as is it must pass `standard`; compiled with one of
  * the MUTANT_* or HOSTILE_* macros it is a deliberately wrong implementation the suite must reject.
+ * With F32_ROPE_ONLY it exports rope_apply alone and answers it in f32 only (POSENC_UNSUPPORTED in
+ * any other dtype): a float32 kernel, which gets the RoPE properties in f32.
  */
 #include <math.h>
 #include <stdint.h>
@@ -191,6 +193,9 @@ posenc_status posenc_rope_apply(const posenc_rope_params* p, posenc_dtype dtype,
                                 const int64_t* positions, const void* x, int64_t x_token_stride, int64_t x_head_stride,
                                 void* y, int64_t y_token_stride, int64_t y_head_stride) {
   if (!p || !valid_dtype(dtype)) return POSENC_INVALID_PARAMETERS;
+#ifdef F32_ROPE_ONLY
+  if (dtype != POSENC_F32) return POSENC_UNSUPPORTED;
+#endif
   posenc_status s = check_rope(p);
   if (s != POSENC_OK) return s;
 #ifdef HOSTILE_CRASH
@@ -278,6 +283,7 @@ posenc_status posenc_rope_apply(const posenc_rope_params* p, posenc_dtype dtype,
   return POSENC_OK;
 }
 
+#ifndef F32_ROPE_ONLY
 posenc_status posenc_sinusoidal_table(const posenc_sinusoidal_params* p, posenc_dtype dtype, int64_t n_positions,
                                       const int64_t* positions, void* out) {
   if (!p || !valid_dtype(dtype) || p->d_model < 2 || p->d_model % 2 || !(p->base > 1)) return POSENC_INVALID_PARAMETERS;
@@ -355,3 +361,4 @@ posenc_status posenc_learned_lookup(int64_t max_positions, int64_t dim, posenc_d
   }
   return POSENC_OK;
 }
+#endif /* F32_ROPE_ONLY */

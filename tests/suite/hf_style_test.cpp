@@ -193,8 +193,8 @@ void expect_passes_shipped() {
   print_summary(summary, r, 20);
   EXPECT_TRUE(r.conformant()) << summary.str();
   for (const auto& f : r.files) {
-    EXPECT_GT(f.passed, 0) << hf.name() << " judged nothing in " << f.path;
-    std::cout << "  " << hf.name() << ", " << f.path << ": " << f.passed << " passed, worst margin "
+    EXPECT_GT(f.passed(), 0) << hf.name() << " judged nothing in " << f.path;
+    std::cout << "  " << hf.name() << ", " << f.path << ": " << f.passed() << " passed, worst margin "
               << f.worst_margin.value << " (tcId " << f.worst_margin.tc_id << ")\n";
   }
 }

@@ -98,9 +98,31 @@ expect "a pattern that matches no file is refused" 2 "invalid --filter = 'rope/n
 expect "an exclude that matches no file is refused" 2 "invalid --exclude = 'rope/linaer'" \
   "$posenc" conform --impl reference --filter rope/none --exclude rope/linaer --property-cases 0
 
+# --checks selects the verdict's parts; anything else is refused naming the option, the value
+# and the allowed values.
+expect "--checks validation judges the invalid cases alone" 0 "accuracy: not checked" \
+  "$posenc" conform --impl reference --filter rope/invalid --checks validation
+grep -q "^properties: not checked" <<<"$expect_output" && grep -q "^validation: CONFORMANT, 108 checks judged (f64 27, f32 27, bf16 27, f16 27)" <<<"$expect_output" &&
+  ok "--checks validation: properties not checked, the 27 invalid cases judged in each format" || fail "--checks validation: $expect_output"
+expect --stderr "--checks: an unknown part is refused" 2 \
+  "invalid --checks = 'accuracy,speed': must be a list of accuracy, validation, properties" \
+  "$posenc" conform --impl reference --checks accuracy,speed
+expect --stderr "verify --checks has no properties" 2 "invalid --checks = 'properties'" \
+  "$posenc" verify --results /dev/null --checks properties
+
+# --property-formats chooses the formats of the properties (default: every one the
+# implementation answers in: all four for the reference).
+expect "the reference's properties run in every format" 0 "properties: CONFORMANT, 84 properties judged (f64 21, f32 21, bf16 21, f16 21)" \
+  "$posenc" conform --impl reference --filter alibi/slopes --property-cases 5
+expect "--property-formats bf16 runs them in bf16 alone" 0 "properties: CONFORMANT, 21 properties judged (bf16 21)" \
+  "$posenc" conform --impl reference --filter alibi/slopes --property-cases 5 --property-formats bf16
+expect --stderr "--property-formats: an unknown format is refused" 2 \
+  "invalid --property-formats = 'f32,f8': must be a list of f64, f32, bf16, f16" \
+  "$posenc" conform --impl reference --property-formats f32,f8
+
 # Nothing but the report: no RapidCheck banner on stderr or stdout, the verdict on its own line.
 banner=$("$posenc" conform --impl reference --filter alibi/slopes --property-cases 2 2>&1)
-if ! grep -q "Using configuration" <<<"$banner" && [ "$(tail -n 1 <<<"$banner")" = CONFORMANT ]; then
+if ! grep -q "Using configuration" <<<"$banner" && [[ "$(tail -n 1 <<<"$banner")" == "CONFORMANT: "* ]]; then
   ok "no RapidCheck banner"
 else
   fail "RapidCheck banner or a verdict not on its own line: $(tail -n 3 <<<"$banner")"

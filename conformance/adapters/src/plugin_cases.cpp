@@ -60,14 +60,14 @@ std::function<std::vector<double>(const Outputs&)> rows_or_their_dot(Format f, b
   };
 }
 
-Outcome unsupported(const std::string& why) { return {Status::unsupported, {}, why}; }
+Outcome unsupported(const std::string& why, NotJudged reason) { return {Status::unsupported, {}, why, false, reason}; }
 
 }  // namespace
 
 std::variant<Outcome, PreparedCall> prepare(const VectorGroup& g, const VectorCase& c, Format f, std::uint32_t exports) {
   using Prepared = std::variant<Outcome, PreparedCall>;
-  const auto not_representable = unsupported("inputs not representable in " + std::string(to_string(f)));
-  const auto wrong_length = unsupported("inputs of the wrong length cannot be passed through the ABI");
+  const auto not_representable = unsupported("inputs not representable in " + std::string(to_string(f)), NotJudged::not_representable);
+  const auto wrong_length = unsupported("inputs of the wrong length cannot be passed through the ABI", NotJudged::not_representable);
   // A call of `entry` in f, or why there is none.
   const auto call_of = [&](EntryPoint entry) -> std::optional<PreparedCall> {
     if (!(exports & bit_of(entry))) return std::nullopt;
@@ -77,7 +77,7 @@ std::variant<Outcome, PreparedCall> prepare(const VectorGroup& g, const VectorCa
     call.request.dtype = plugin::to_abi(f);
     return call;
   };
-  const auto no_entry = [](EntryPoint entry) { return unsupported(std::string("no ") + symbol_of(entry)); };
+  const auto no_entry = [](EntryPoint entry) { return unsupported(std::string("no ") + symbol_of(entry), NotJudged::no_entry_point); };
   const auto decoded = [f](const Outputs& out) { return load(out.at(0), f); };
   const auto bytes = [f](std::size_t n) { return n * element_size(f); };
   const auto size = [](std::span<const std::int64_t> s) { return static_cast<std::int64_t>(s.size()); };
@@ -189,7 +189,7 @@ std::variant<Outcome, PreparedCall> prepare(const VectorGroup& g, const VectorCa
         auto call = call_of(EntryPoint::alibi_bias);
         if (!call) return no_entry(EntryPoint::alibi_bias);
         // The ABI computes every head; a head index is the suite's own choice, not the plugin's.
-        if (k.head < 0 || k.head >= k.p.n_heads) return unsupported("the ABI takes no head index");
+        if (k.head < 0 || k.head >= k.p.n_heads) return unsupported("the ABI takes no head index", NotJudged::no_entry_point);
         Request& r = call->request;
         r.alibi = plugin::to_abi(k.p);
         r.counts = {1, 1};
@@ -238,7 +238,9 @@ Outcome outcome(const PreparedCall& call, CallResult result) {
     switch (reply.status) {
       case POSENC_OK: o = {Status::ok, call.values(reply.outputs), {}}; break;
       case POSENC_INVALID_PARAMETERS: o = {Status::invalid, {}, entry + " refused the parameters"}; break;
-      case POSENC_UNSUPPORTED: o = {Status::unsupported, {}, entry + " does not support this case"}; break;
+      case POSENC_UNSUPPORTED:
+        o = {Status::unsupported, {}, entry + " does not support this case", false, NotJudged::refused};
+        break;
       default: o = {Status::failed, {}, entry + " returned an unknown status " + std::to_string(reply.status)};
     }
   }

@@ -65,6 +65,7 @@ ResultsImplementation::ResultsImplementation(const std::string& document, const 
       o.status = Status::invalid;
     } else if (s == "unsupported") {
       o.status = Status::unsupported;
+      o.why_unsupported = NotJudged::refused;  // the file says it has no answer for this case
     } else {
       entry.field("status").fail("expected ok, invalid or unsupported, got '" + s + "'");
     }

@@ -22,7 +22,9 @@ Matrix tokens(std::uint64_t seed, std::size_t n, std::size_t d) {
       z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
       z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
       z ^= z >> 31;
-      v = std::ldexp(static_cast<double>(z >> 44) - 0x1p19, -19);  // a multiple of 2^-19 in [-1, 1)
+      // A multiple of 2^-g in [-1, 1), exact in the properties' format (grid_bits()).
+      const int g = grid_bits();
+      v = std::ldexp(static_cast<double>(z >> (63 - g)) - std::ldexp(1.0, g), -g);
     }
   }
   return m;

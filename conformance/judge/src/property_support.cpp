@@ -1,5 +1,6 @@
 #include "property_support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -97,9 +98,12 @@ RopeParams plain_rope() {
   return p;
 }
 
+int grid_bits() { return std::min(19, spec(current_format).precision - 5); }
+
 std::vector<double> any_vector(std::int64_t n) {
+  const int g = grid_bits();
   std::vector<double> x;
-  for (std::int64_t i = 0; i < n; ++i) x.push_back(std::ldexp(*rc::gen::inRange(-(1 << 20), 1 << 20), -19));
+  for (std::int64_t i = 0; i < n; ++i) x.push_back(std::ldexp(*rc::gen::inRange(-(1 << (g + 1)), 1 << (g + 1)), -g));
   return x;
 }
 

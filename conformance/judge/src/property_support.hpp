@@ -14,7 +14,7 @@
 
 namespace posenc::conformance::properties {
 
-// The output format the properties ask the implementation for (its property_format()), and its
+// The output format the properties ask the implementation for (one run per format), and its
 // unit roundoff u.
 Format format();
 void set_format(Format f);
@@ -55,7 +55,13 @@ Rotated rotate(Implementation& impl, const RopeParams& p, std::int64_t position,
 // RoPE without scaling or with linear scaling by 1..8, no M-RoPE: the configurations for which
 // rotations compose as plain rotations.
 RopeParams plain_rope();
-// Multiples of 2^-19 in (-2, 2): sums and doublings of them are exact in binary64.
+// Inputs are multiples of 2^-g in [-2, 2), g = grid_bits() = min(19, P - 5) for format()'s
+// precision P (2^-19 in binary64 and binary32, 2^-6 in f16, 2^-3 in bf16): such a value has at
+// most g + 1 significant bits, the sum of two or twice one g + 2, and its product with any of
+// the generators' dyadic factors of up to 3 significant bits (40 = 101b * 2^3) g + 4 < P, so
+// all of them are exact in format(). No exact tie is then asked of the reference, which cannot
+// certify one (SPEC.md section 6, property-based checks).
+int grid_bits();
 std::vector<double> any_vector(std::int64_t n);
 std::int64_t any_position(std::int64_t limit = std::int64_t{1} << 31);
 

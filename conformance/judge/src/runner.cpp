@@ -1,5 +1,6 @@
 #include "posenc/judge/runner.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "file_selection.hpp"
+#include "vacuity.hpp"
 #include "posenc/vectors/manifest.hpp"
 #include "posenc/vectors/vector_json.hpp"
 
@@ -68,11 +70,14 @@ std::optional<double> case_position(const VectorCase& c) {
 
 using PositionErrors = std::map<std::pair<double, Format>, PositionError>;
 
-void record_position(PositionErrors& by_position, double position, Format f, double scaled, double bound) {
-  auto [it, added] = by_position.try_emplace({position, f}, PositionError{position, f, scaled, bound});
+void record_position(PositionErrors& by_position, double position, Format f, const ElementError& error) {
+  auto [it, added] =
+      by_position.try_emplace({position, f}, PositionError{position, f, error.scaled, error.bound, error.margin});
   if (added) return;
   PositionError& e = it->second;
-  e.worst_scaled = std::max(e.worst_scaled, scaled);
+  const double bound = error.bound;
+  e.worst_scaled = std::max(e.worst_scaled, error.scaled);
+  e.worst_margin = std::max(e.worst_margin, error.margin);
   if (bound > 0 && (e.bound == 0 || bound < e.bound)) e.bound = bound;
 }
 
@@ -115,9 +120,10 @@ struct FileTally {
 void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, const VectorCase& c,
                    const std::vector<ElementSpec>& specs, Format f, const Tolerance& t, FileTally& tally) {
   FileResult& r = tally.r;
+  PartCounts& part = c.valid ? r.accuracy : r.validation;
   const auto position = case_position(c);
   auto fail = [&](const std::string& why) {
-    ++r.failed;
+    ++part.judged[f].failed;
     r.failures.push_back({group, g.comment, c.tc_id, f, why});
   };
   // A valid case that failed with nothing to measure.
@@ -127,13 +133,13 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
     fail(why);
   };
   if (o.status == Status::unsupported) {
-    ++r.unsupported;
+    ++part.not_judged[o.why_unsupported][f];
     return;
   }
   if (!c.valid) {
     if (o.status == Status::failed) return fail(o.message);
     if (o.status == Status::invalid) {
-      ++r.passed;
+      ++part.judged[f].passed;
     } else {
       fail("accepted invalid parameters (expected an error on " + c.error + ")");
     }
@@ -147,15 +153,22 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
   }
   Tolerance tolerance = t;
   if (o.derived && tolerance.profile == Profile::exact) tolerance.profile = Profile::strict;
-  bool ok = true;
+  const std::vector<double> largest = largest_errors(g, c, specs);
+  bool ok = true, vacuous = false;
   std::string first_bad;
   for (std::size_t j = 0; j < specs.size(); ++j) {
     const std::uint64_t expected = c.expected.of(f)[j];
     const ElementError e = check_element(specs[j], expected, o.values[j], f, tolerance);
+    // A pass under a bound that admits any value the element can take says nothing: the
+    // element is not judged and stays out of the worst errors (a failure beyond it is real).
+    if (e.pass && std::isfinite(to_double(f, expected)) && bound_vacuous(specs[j], largest[j], e.bound, f)) {
+      vacuous = true;
+      continue;
+    }
     record_worst(r.worst_scaled, e.scaled, c, f, j);
     record_worst(r.worst_ulp, e.ulp, c, f, j);
     tally.record_margin({e.margin, c.tc_id, static_cast<std::int64_t>(j), f, position});
-    if (position) record_position(tally.by_position, *position, f, e.scaled, e.bound);
+    if (position) record_position(tally.by_position, *position, f, e);
     if (!e.pass && ok) {
       ok = false;
       std::ostringstream s;
@@ -165,43 +178,19 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
       first_bad = s.str();
     }
   }
-  tally.record_verdict(position, f, ok);
-  if (ok) {
-    ++r.passed;
-  } else {
+  // A case not judged for a vacuous bound also ends the accurate context: past it the profile
+  // vouches for nothing.
+  tally.record_verdict(position, f, ok && !vacuous);
+  if (!ok) {
     fail(first_bad);
+  } else if (vacuous) {
+    ++part.not_judged[NotJudged::bound_vacuous][f];
+  } else {
+    ++part.judged[f].passed;
   }
 }
 
 }  // namespace
-
-std::int64_t RunReport::passed() const {
-  std::int64_t n = 0;
-  for (const auto& f : files) n += f.passed;
-  return n;
-}
-std::int64_t RunReport::failed() const {
-  std::int64_t n = 0;
-  for (const auto& f : files) n += f.failed;
-  return n;
-}
-std::int64_t RunReport::unsupported() const {
-  std::int64_t n = 0;
-  for (const auto& f : files) n += f.unsupported;
-  return n;
-}
-std::int64_t RunReport::beyond_max_position() const {
-  std::int64_t n = 0;
-  for (const auto& f : files) n += f.beyond_max_position;
-  return n;
-}
-
-bool RunReport::conformant() const {
-  for (const auto& p : properties) {
-    if (p.status == "failed") return false;
-  }
-  return failed() == 0 && passed() > 0;
-}
 
 Tolerance with_declared_working_formats(const Tolerance& t, const Implementation& impl) {
   Tolerance out = t;
@@ -217,6 +206,11 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
   RunReport report;
   report.implementation = impl.name();
   report.tolerance = with_declared_working_formats(options.tolerance, impl);
+  report.checks.clear();
+  if (options.accuracy) report.checks.push_back(Part::accuracy);
+  if (options.validation) report.checks.push_back(Part::validation);
+  if (options.formats_asked) report.asked_formats = options.formats;
+  report.files_asked = options.files_asked;
   const auto manifest = read_checked_manifest(options.vectors, options.manifest_sha256);
   {
     std::vector<std::string> paths;
@@ -244,11 +238,13 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
         std::vector<Format> formats;
         const auto position = case_position(c);
         const bool beyond = c.valid && options.max_position && position && *position > *options.max_position;
+        if (!(c.valid ? options.accuracy : options.validation)) continue;
+        PartCounts& part = c.valid ? r.accuracy : r.validation;
         for (Format f : options.formats) {
           if (!inputs_exact_in(g, c, f)) {
-            ++r.unsupported;
+            ++part.not_judged[NotJudged::not_representable][f];
           } else if (beyond) {
-            ++r.beyond_max_position;
+            ++part.not_judged[NotJudged::beyond_max_position][f];
           } else {
             formats.push_back(f);
           }

@@ -12,8 +12,8 @@ namespace {
 std::string cell(const RunReport& r, const std::string& path) {
   for (const auto& f : r.files) {
     if (f.path != path) continue;
-    if (f.passed + f.failed == 0) return "unsupported";
-    return short_number(f.worst_margin.value) + (f.failed ? " (" + std::to_string(f.failed) + " failed)" : "");
+    if (f.passed() + f.failed() == 0) return "not judged";
+    return short_number(f.worst_margin.value) + (f.failed() ? " (" + std::to_string(f.failed()) + " failed)" : "");
   }
   return "-";
 }

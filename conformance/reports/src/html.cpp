@@ -13,9 +13,9 @@
 namespace posenc::conformance {
 namespace {
 
-// Plots show errors down to this many scaled units; smaller ones (exact results among them)
-// sit on the floor, which the axis says.
-constexpr double kErrorFloor = 1e-3;
+// Plots show margins down to this; smaller ones (exact results among them) sit on the floor,
+// which the caption says.
+constexpr double kMarginFloor = 1e-3;
 constexpr std::size_t kFailuresShown = 20;  // per file in the table
 constexpr int kWidth = 720, kHeight = 380;
 constexpr int kLeft = 70, kRight = 20, kTop = 30, kBottom = 50;
@@ -117,10 +117,21 @@ std::string legend_key(const Series& ser) {
          "/></svg> " + markup_escape(ser.label) + "</span>";
 }
 
-// Worst error against |position| + 1 for one vector file, one series per report and format.
+// A vertical line at x across the plot: where a series' accurate context ends.
+Series vertical(std::string label, std::string colour, std::string dash, double x, double y_bottom, double y_top) {
+  return {std::move(label), std::move(colour), std::move(dash), "accurate", {{x, y_bottom}, {x, y_top}}};
+}
+
+// The worst margin (error / bound, SPEC.md section 9) against |position| + 1 for one vector
+// file: one series per report and format, the line at 1 (above it a check fails) and, per
+// series, a vertical line where its accurate context ends.
 std::string error_plot(const std::string& file, const std::vector<RunReport>& reports) {
   std::vector<Series> series;
-  std::map<std::string, Series> bounds;  // one bound line per distinct profile
+  struct Context {
+    std::string label, colour, dash;
+    double x;
+  };
+  std::vector<Context> contexts;
   for (std::size_t r = 0; r < reports.size(); ++r) {
     const FileResult* result = nullptr;
     for (const auto& f : reports[r].files) {
@@ -131,23 +142,19 @@ std::string error_plot(const std::string& file, const std::vector<RunReport>& re
     for (Format format : kAllFormats) {
       Series s{std::string(to_string(format)) + suffix, format_colour(format), kDashes[r % 4], "series", {}};
       for (const auto& e : result->by_position) {
-        if (e.format == format) s.points.push_back({e.position + 1, e.worst_scaled});
+        if (e.format == format) s.points.push_back({e.position + 1, e.worst_margin});
       }
-      if (!s.points.empty()) series.push_back(std::move(s));
+      if (s.points.empty()) continue;
+      const auto up_to = result->accurate_up_to.find(format);
+      if (up_to != result->accurate_up_to.end() && up_to->second) {
+        contexts.push_back({s.label + ": " + accurate_text(reports[r], up_to->second), s.colour, "2 2", *up_to->second + 1});
+      }
+      series.push_back(std::move(s));
     }
-    Series b{"bound (" + profile_name(reports[r]) + ")", "#c0392b", "5 3", "bound", {}};
-    std::map<double, double> tightest;
-    for (const auto& e : result->by_position) {
-      if (e.bound <= 0) continue;
-      auto [it, added] = tightest.try_emplace(e.position + 1, e.bound);
-      if (!added) it->second = std::min(it->second, e.bound);
-    }
-    for (const auto& [x, y] : tightest) b.points.push_back({x, y});
-    if (!b.points.empty()) bounds.try_emplace(b.label, std::move(b));
   }
   if (series.empty()) return "";
 
-  double x_min = HUGE_VAL, x_max = 0, y_max = 10 * kErrorFloor;
+  double x_min = HUGE_VAL, x_max = 0, y_max = 10;  // the line at 1 always inside
   bool off_scale = false;
   for (const auto& ser : series) {
     for (const auto& p : ser.points) {
@@ -160,39 +167,35 @@ std::string error_plot(const std::string& file, const std::vector<RunReport>& re
       }
     }
   }
-  for (const auto& [label, b] : bounds) {
-    for (const auto& p : b.points) y_max = std::max(y_max, p.y);
-  }
-  const auto y_range = decades(kErrorFloor, y_max);
-  const double y_top = std::pow(10.0, y_range.second);
-  // Clamp onto the drawing: below the floor (exact results included) and infinite errors.
+  const auto y_range = decades(kMarginFloor, y_max);
+  const double y_bottom = std::pow(10.0, y_range.first), y_top = std::pow(10.0, y_range.second);
+  // Clamp onto the drawing: below the floor (exact results included) and infinite margins.
   for (auto& s : series) {
-    for (auto& p : s.points) p.y = std::clamp(p.y, kErrorFloor, y_top);
+    for (auto& p : s.points) p.y = std::clamp(p.y, kMarginFloor, y_top);
   }
   const auto x_range = decades(x_min, x_max);
   const LogPlot plot(x_range, y_range);
-  // The bound at the first and last position extends to the axis ends.
-  for (auto& [label, b] : bounds) {
-    b.points.insert(b.points.begin(), {std::pow(10.0, x_range.first), b.points.front().y});
-    b.points.push_back({std::pow(10.0, x_range.second), b.points.back().y});
-  }
+  const Series limit{"margin 1: above it a check fails", "#c0392b", "", "limit",
+                     {{std::pow(10.0, x_range.first), 1.0}, {std::pow(10.0, x_range.second), 1.0}}};
 
   std::ostringstream s;
   s << "<figure>\n<svg class=\"error-plot\" data-file=\"" << markup_escape(file) << "\" data-series=\"" << series.size()
     << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight << "\" viewBox=\"0 0 "
-    << kWidth << " " << kHeight << "\" role=\"img\" aria-label=\"worst scaled error against position, " << markup_escape(file)
+    << kWidth << " " << kHeight << "\" role=\"img\" aria-label=\"worst margin against position, " << markup_escape(file)
     << "\">\n";
   s << "<text class=\"plot-title\" x=\"" << kLeft << "\" y=\"18\">" << markup_escape(file) << "</text>\n";
-  s << plot.axes("|position| + 1", "worst scaled error (units of u·s)");
-  for (const auto& [label, b] : bounds) s << plot.series(b);
+  s << plot.axes("|position| + 1", "worst margin (error / bound)");
+  s << plot.series(limit);
+  for (const auto& c : contexts) s << plot.series(vertical(c.label, c.colour, c.dash, c.x, y_bottom, y_top));
   for (const auto& ser : series) s << plot.series(ser);
   s << "</svg>\n<figcaption>";
   for (const auto& ser : series) s << legend_key(ser);
-  for (const auto& [label, b] : bounds) s << legend_key(b);
-  if (bounds.empty()) s << "<span class=\"key\">no bound line: the profile asks for the very bits</span>";
-  s << "<br>Errors below " << short_number(kErrorFloor) << " (exact results among them) are drawn at " << short_number(kErrorFloor);
-  if (off_scale) s << "; infinite errors (NaN or infinite outputs) at the top edge";
-  s << ".</figcaption>\n</figure>\n";
+  s << legend_key(limit);
+  for (const auto& c : contexts) s << legend_key(vertical(c.label, c.colour, c.dash, c.x, y_bottom, y_top));
+  s << "<br>Each point is the largest margin of one element at that position; margins below "
+    << short_number(kMarginFloor) << " (exact results among them) are drawn at " << short_number(kMarginFloor);
+  if (off_scale) s << "; infinite ones (the very bits asked for and not given, a NaN or an infinity) at the top edge";
+  s << "; a dotted vertical line marks where a series' accurate context ends.</figcaption>\n</figure>\n";
   return s.str();
 }
 
@@ -203,13 +206,12 @@ std::string verdict_section(const RunReport& r) {
   const bool ok = r.conformant();
   s << "<section class=\"verdict " << (ok ? "pass" : "fail") << "\">\n<h2>" << markup_escape(r.implementation) << ": "
     << (ok ? "CONFORMANT" : "NOT CONFORMANT") << "</h2>\n<p>profile " << markup_escape(profile_name(r)) << " · "
-    << r.passed() << " passed, " << r.failed() << " failed, " << r.unsupported() << " unsupported";
-  if (!r.properties.empty()) {
-    std::int64_t failed = 0;
-    for (const auto& p : r.properties) failed += p.status == "failed";
-    s << " · " << r.properties.size() << " properties, " << failed << " failed";
-  }
-  s << "</p>\n";
+    << r.passed() << " passed, " << r.failed() << " failed, " << r.not_judged() << " not judged (case x format checks)</p>\n";
+  // The parts and the verdict line as the text summary says them (an unsupported property is
+  // counted as such, never as passed or failed).
+  s << "<ul class=\"parts\">\n";
+  for (Part p : kAllParts) s << "<li class=\"part\">" << markup_escape(part_line(r, p)) << "</li>\n";
+  s << "</ul>\n<p class=\"verdict-line\">" << markup_escape(verdict_line(r)) << "</p>\n";
   if (!r.replay.empty()) s << "<p>rerun: <code>" << markup_escape(r.replay) << "</code></p>\n";
   s << "</section>\n";
   return s.str();
@@ -218,12 +220,12 @@ std::string verdict_section(const RunReport& r) {
 std::string file_table(const RunReport& r) {
   std::ostringstream s;
   s << "<h3>" << markup_escape(r.implementation) << "</h3>\n<table class=\"files\">\n<tr><th>family</th><th>vectors</th>"
-    << "<th>worst margin</th><th>passed</th><th>failed</th><th>unsupported</th><th>worst scaled</th><th>worst ulp</th>"
+    << "<th>worst margin</th><th>passed</th><th>failed</th><th>not judged</th><th>worst scaled</th><th>worst ulp</th>"
     << "<th>worst margin at</th><th>per format</th></tr>\n";
   for (const auto& f : r.files) {
-    s << "<tr class=\"" << (f.failed ? "fail" : "pass") << "\"><td>" << markup_escape(family_of(f.path)) << "</td><td>"
-      << markup_escape(f.path) << "</td><td class=\"margin\">" << short_number(f.worst_margin.value) << "</td><td>" << f.passed
-      << "</td><td>" << f.failed << "</td><td>" << f.unsupported << "</td><td>" << short_number(f.worst_scaled.value)
+    s << "<tr class=\"" << (f.failed() ? "fail" : "pass") << "\"><td>" << markup_escape(family_of(f.path)) << "</td><td>"
+      << markup_escape(f.path) << "</td><td class=\"margin\">" << short_number(f.worst_margin.value) << "</td><td>" << f.passed()
+      << "</td><td>" << f.failed() << "</td><td>" << f.not_judged() << "</td><td>" << short_number(f.worst_scaled.value)
       << "</td><td>" << short_number(f.worst_ulp.value) << "</td><td>" << markup_escape(margin_where(f.worst_margin))
       << "</td><td class=\"formats\">";
     for (const auto& [format, m] : f.margin_by_format) {
@@ -253,12 +255,13 @@ std::string property_table(const RunReport& r) {
   if (r.properties.empty()) return "";
   std::ostringstream s;
   s << "<h3>" << markup_escape(r.implementation) << "</h3>\n<table class=\"properties\">\n"
-    << "<tr><th>property</th><th>status</th><th>cases</th></tr>\n";
+    << "<tr><th>property</th><th>format</th><th>status</th><th>cases</th></tr>\n";
   for (const auto& p : r.properties) {
-    s << "<tr class=\"" << (p.status == "failed" ? "fail" : "pass") << "\"><td>" << markup_escape(p.name) << "</td><td>"
-      << markup_escape(p.status) << "</td><td>" << p.cases << "</td></tr>\n";
+    // The row's class is its status (passed, failed, unsupported): what the browser test counts.
+    s << "<tr class=\"property " << markup_escape(p.status) << "\"><td>" << markup_escape(p.name) << "</td><td>"
+      << to_string(p.format) << "</td><td>" << markup_escape(p.status) << "</td><td>" << p.cases << "</td></tr>\n";
     if (p.status == "failed") {
-      s << "<tr class=\"failure\"><td colspan=\"3\">counterexample:<pre>" << markup_escape(p.counterexample) << "</pre>";
+      s << "<tr class=\"failure\"><td colspan=\"4\">counterexample:<pre>" << markup_escape(p.counterexample) << "</pre>";
       if (!r.replay.empty()) s << "replay: <code>" << markup_escape(r.replay) << "</code>";
       s << "</td></tr>\n";
     }
@@ -281,7 +284,8 @@ figure{margin:14px 0;display:inline-block;vertical-align:top}
 figcaption{font-size:12px;max-width:720px}.key{margin-right:14px;white-space:nowrap}
 svg.error-plot{background:#fff}.frame{fill:none;stroke:#888}.grid{stroke:#e4e4e4}
 .tick{font-size:11px;fill:#444}.axis-label{font-size:12px;fill:#222}.plot-title{font-size:13px;font-weight:600}
-g.series polyline{stroke-width:1.6}g.bound polyline{stroke-width:1.4}
+g.series polyline{stroke-width:1.6}g.limit polyline{stroke-width:1.4}g.accurate polyline{stroke-width:1.2}
+tr.property.failed td{color:#a61e1e}tr.property.unsupported td{color:#777}
 )";
 
 }  // namespace
@@ -296,8 +300,8 @@ std::string html_report(const std::vector<RunReport>& reports) {
     << markup_escape(names) << "</h1>\n";
   for (const auto& r : reports) s << verdict_section(r);
 
-  s << "<h2>Error against position</h2>\n<p>The worst scaled error (SPEC.md section 5) over every element of the valid "
-       "cases at each position, per output format.</p>\n";
+  s << "<h2>Margin against position</h2>\n<p>The worst margin (error / bound, SPEC.md section 9) over the judged "
+       "elements of the valid cases at each position, per output format: a check fails above the line at 1.</p>\n";
   std::set<std::string> seen;
   std::vector<std::string> files;
   for (const auto& r : reports) {

@@ -10,7 +10,7 @@
 namespace posenc::conformance {
 namespace {
 
-constexpr const char* kSchema = "posenc-report-2";
+constexpr const char* kSchema = "posenc-report-3";
 using json_io::Json;
 using json_io::Location;
 
@@ -97,37 +97,102 @@ Failure read_failure(const Json& j, const Location& at) {
   return f;
 }
 
+Json part_counts_json(const PartCounts& c) {
+  Json judged = Json::object(), not_judged = Json::object();
+  for (const auto& [f, n] : c.judged) judged[std::string(to_string(f))] = {{"passed", n.passed}, {"failed", n.failed}};
+  for (const auto& [why, by_format] : c.not_judged) {
+    Json formats = Json::object();
+    for (const auto& [f, n] : by_format) formats[std::string(to_string(f))] = n;
+    not_judged[std::string(json_name(why))] = std::move(formats);
+  }
+  return {{"judged", std::move(judged)}, {"notJudged", std::move(not_judged)}};
+}
+
+NotJudged read_not_judged_name(const std::string& name, const Location& at) {
+  for (NotJudged why : kAllNotJudged) {
+    if (name == json_name(why)) return why;
+  }
+  at.fail("'" + name + "' is not one of noEntryPoint, refused, notRepresentable, boundVacuous, beyondMaxPosition");
+}
+
+// Objects keyed by format name.
+template <class Read>
+void read_by_format(const Json& o, const Location& at, Read read) {
+  json_io::require_object(o, at);
+  for (const auto& [name, value] : o.items()) read(read_format_name(Json(name), at), value, at.field(name));
+}
+
+PartCounts read_part_counts(const Json& j, const Location& at) {
+  json_io::require_only(j, {"judged", "notJudged"}, at);
+  PartCounts c;
+  read_by_format(json_io::member(j, "judged", at), at.field("judged"), [&](Format f, const Json& v, const Location& where) {
+    json_io::require_only(v, {"passed", "failed"}, where);
+    c.judged[f].passed = read_count(json_io::member(v, "passed", where), where.field("passed"));
+    c.judged[f].failed = read_count(json_io::member(v, "failed", where), where.field("failed"));
+  });
+  const Json& not_judged = json_io::member(j, "notJudged", at);
+  json_io::require_object(not_judged, at.field("notJudged"));
+  for (const auto& [name, by_format] : not_judged.items()) {
+    const Location where = at.field("notJudged").field(name);
+    const NotJudged why = read_not_judged_name(name, where);
+    read_by_format(by_format, where, [&](Format f, const Json& v, const Location& count_at) {
+      c.not_judged[why][f] = read_count(v, count_at);
+    });
+  }
+  return c;
+}
+
+Json verdict_json(const RunReport& r) {
+  Json v = Json::object();
+  for (Part p : kAllParts) {
+    const PartVerdict part = r.verdict(p);
+    v[std::string(to_string(p))] = {{"checked", part.checked}, {"conformant", part.conformant()}, {"reasons", part.reasons}};
+  }
+  v["coverage"] = r.coverage_gaps();
+  return v;
+}
+
+Json summary_json(const RunReport& r) {
+  Json not_judged = Json::object();
+  PartCounts all = r.part_counts(Part::accuracy);
+  all.add(r.part_counts(Part::validation));
+  for (NotJudged why : kAllNotJudged) not_judged[std::string(json_name(why))] = all.not_judged_for(why);
+  return {{"passed", r.passed()},
+          {"failed", r.failed()},
+          {"notJudged", std::move(not_judged)},
+          {"accuracy", part_counts_json(r.part_counts(Part::accuracy))},
+          {"validation", part_counts_json(r.part_counts(Part::validation))}};
+}
+
 PositionError read_position_error(const Json& j, const Location& at) {
-  json_io::require_only(j, {"position", "format", "worstScaled", "bound"}, at);
+  json_io::require_only(j, {"position", "format", "worstScaled", "bound", "worstMargin"}, at);
   PositionError e;
   e.position = read_error_value(json_io::member(j, "position", at), at.field("position"));
   if (std::isinf(e.position)) at.field("position").fail("expected a finite position");
   e.format = read_format_name(json_io::member(j, "format", at), at.field("format"));
   e.worst_scaled = read_error_value(json_io::member(j, "worstScaled", at), at.field("worstScaled"));
   e.bound = read_error_value(json_io::member(j, "bound", at), at.field("bound"));
+  e.worst_margin = read_error_value(json_io::member(j, "worstMargin", at), at.field("worstMargin"));
   return e;
 }
 
 FileResult read_group(const Json& j, const Location& at) {
   json_io::require_only(j,
-                        {"file", "passed", "failed", "unsupported", "beyondMaxPosition", "worstMargin", "worstMarginByFormat",
-                         "accurateUpTo", "worstScaled", "worstUlp", "failures", "errorByPosition"},
+                        {"file", "passed", "failed", "notJudged", "accuracy", "validation", "worstMargin",
+                         "worstMarginByFormat", "accurateUpTo", "worstScaled", "worstUlp", "failures", "errorByPosition"},
                         at);
   FileResult r;
   r.path = json_io::read_string(json_io::member(j, "file", at), at.field("file"));
-  r.passed = read_count(json_io::member(j, "passed", at), at.field("passed"));
-  r.failed = read_count(json_io::member(j, "failed", at), at.field("failed"));
-  r.unsupported = read_count(json_io::member(j, "unsupported", at), at.field("unsupported"));
-  r.beyond_max_position = read_count(json_io::member(j, "beyondMaxPosition", at), at.field("beyondMaxPosition"));
-  r.worst_margin = read_margin(json_io::member(j, "worstMargin", at), at.field("worstMargin"));
-  // Objects keyed by format name.
-  auto by_format = [&](const char* key, auto read) {
-    const Json& o = json_io::member(j, key, at);
-    json_io::require_object(o, at.field(key));
-    for (const auto& [name, value] : o.items()) {
-      read(read_format_name(Json(name), at.field(key)), value, at.field(key).field(name));
+  r.accuracy = read_part_counts(json_io::member(j, "accuracy", at), at.field("accuracy"));
+  r.validation = read_part_counts(json_io::member(j, "validation", at), at.field("validation"));
+  // The totals are there for readers; they must be what the parts add up to.
+  for (const auto& [key, value] : {std::pair{"passed", r.passed()}, {"failed", r.failed()}, {"notJudged", r.not_judged()}}) {
+    if (read_count(json_io::member(j, key, at), at.field(key)) != value) {
+      at.field(key).fail("disagrees with the sum of accuracy and validation (" + std::to_string(value) + ")");
     }
-  };
+  }
+  r.worst_margin = read_margin(json_io::member(j, "worstMargin", at), at.field("worstMargin"));
+  auto by_format = [&](const char* key, auto read) { read_by_format(json_io::member(j, key, at), at.field(key), read); };
   by_format("worstMarginByFormat", [&](Format f, const Json& v, const Location& where) {
     r.margin_by_format[f] = read_margin(v, where);
     if (r.margin_by_format[f].format != f) where.field("format").fail("differs from its key");
@@ -138,26 +203,30 @@ FileResult read_group(const Json& j, const Location& at) {
   r.worst_scaled = read_worst(json_io::member(j, "worstScaled", at), at.field("worstScaled"));
   r.worst_ulp = read_worst(json_io::member(j, "worstUlp", at), at.field("worstUlp"));
   // A margin above 1 is a failed check: a group edited to hide its failures is refused.
-  if (r.failed == 0 && r.worst_margin.value > 1) at.field("worstMargin").fail("above 1 in a group without failures");
+  if (r.failed() == 0 && r.worst_margin.value > 1) at.field("worstMargin").fail("above 1 in a group without failures");
   const Json& failures = json_io::member(j, "failures", at);
   if (!failures.is_array()) at.field("failures").fail("expected an array");
   for (std::size_t i = 0; i < failures.size(); ++i) r.failures.push_back(read_failure(failures[i], at.field("failures").index(i)));
-  if (static_cast<std::int64_t>(r.failures.size()) != r.failed) {
+  if (static_cast<std::int64_t>(r.failures.size()) != r.failed()) {
     at.field("failures").fail("lists " + std::to_string(r.failures.size()) + " failures, the group counts " +
-                              std::to_string(r.failed));
+                              std::to_string(r.failed()));
   }
   const Json& points = json_io::member(j, "errorByPosition", at);
   if (!points.is_array()) at.field("errorByPosition").fail("expected an array");
   for (std::size_t i = 0; i < points.size(); ++i) {
     r.by_position.push_back(read_position_error(points[i], at.field("errorByPosition").index(i)));
+    if (r.failed() == 0 && r.by_position.back().worst_margin > 1) {
+      at.field("errorByPosition").index(i).field("worstMargin").fail("above 1 in a group without failures");
+    }
   }
   return r;
 }
 
 PropertyResult read_property(const Json& j, const Location& at) {
-  json_io::require_only(j, {"name", "status", "cases", "counterexample"}, at);
+  json_io::require_only(j, {"name", "format", "status", "cases", "counterexample"}, at);
   PropertyResult p;
   p.name = json_io::read_string(json_io::member(j, "name", at), at.field("name"));
+  p.format = read_format_name(json_io::member(j, "format", at), at.field("format"));
   p.status = json_io::read_string(json_io::member(j, "status", at), at.field("status"));
   if (p.status != "passed" && p.status != "failed" && p.status != "unsupported") {
     at.field("status").fail("'" + p.status + "' is not one of passed, failed, unsupported");
@@ -177,11 +246,14 @@ std::string report_json(const RunReport& report) {
   j["profile"] = report.tolerance.scaled_bound ? "explicit" : std::string(to_string(report.tolerance.profile));
   if (report.tolerance.scaled_bound) j["scaledBound"] = *report.tolerance.scaled_bound;
   j["replay"] = report.replay;
+  Json checks = Json::array(), asked_formats = Json::array();
+  for (Part p : report.checks) checks.push_back(std::string(to_string(p)));
+  for (Format f : report.asked_formats) asked_formats.push_back(std::string(to_string(f)));
+  j["checks"] = std::move(checks);
+  j["asked"] = {{"formats", std::move(asked_formats)}, {"files", report.files_asked}};
   j["conformant"] = report.conformant();
-  j["summary"] = {{"passed", report.passed()},
-                  {"failed", report.failed()},
-                  {"unsupported", report.unsupported()},
-                  {"beyondMaxPosition", report.beyond_max_position()}};
+  j["verdict"] = verdict_json(report);
+  j["summary"] = summary_json(report);
   j["groups"] = Json::array();
   for (const auto& f : report.files) {
     Json points = Json::array();
@@ -189,7 +261,8 @@ std::string report_json(const RunReport& report) {
       points.push_back({{"position", e.position},
                         {"format", std::string(to_string(e.format))},
                         {"worstScaled", error_value(e.worst_scaled)},
-                        {"bound", e.bound}});
+                        {"bound", e.bound},
+                        {"worstMargin", error_value(e.worst_margin)}});
     }
     Json failures = Json::array();
     for (const auto& failure : f.failures) failures.push_back(failure_json(failure));
@@ -197,10 +270,11 @@ std::string report_json(const RunReport& report) {
     for (const auto& [format, m] : f.margin_by_format) margins[std::string(to_string(format))] = margin_json(m);
     for (const auto& [format, p] : f.accurate_up_to) accurate[std::string(to_string(format))] = optional_json(p);
     j["groups"].push_back({{"file", f.path},
-                           {"passed", f.passed},
-                           {"failed", f.failed},
-                           {"unsupported", f.unsupported},
-                           {"beyondMaxPosition", f.beyond_max_position},
+                           {"passed", f.passed()},
+                           {"failed", f.failed()},
+                           {"notJudged", f.not_judged()},
+                           {"accuracy", part_counts_json(f.accuracy)},
+                           {"validation", part_counts_json(f.validation)},
                            {"worstMargin", margin_json(f.worst_margin)},
                            {"worstMarginByFormat", std::move(margins)},
                            {"accurateUpTo", std::move(accurate)},
@@ -212,7 +286,7 @@ std::string report_json(const RunReport& report) {
   j["properties"] = Json::array();
   for (const auto& p : report.properties) {
     j["properties"].push_back(
-        {{"name", p.name}, {"status", p.status}, {"cases", p.cases}, {"counterexample", p.counterexample}});
+        {{"name", p.name}, {"format", std::string(to_string(p.format))}, {"status", p.status}, {"cases", p.cases}, {"counterexample", p.counterexample}});
   }
   return j.dump(2) + "\n";
 }
@@ -225,8 +299,8 @@ RunReport parse_report_json(const std::string& text, const std::string& source) 
     throw VectorFileError(source + ": not JSON: " + e.what());
   }
   const Location at{&source, std::nullopt, ""};
-  json_io::require_only(j, {"schema", "implementation", "profile", "scaledBound", "replay", "conformant", "summary", "groups",
-                            "properties"},
+  json_io::require_only(j, {"schema", "implementation", "profile", "scaledBound", "replay", "checks", "asked", "conformant",
+                            "verdict", "summary", "groups", "properties"},
                         at);
   const std::string schema = json_io::read_string(json_io::member(j, "schema", at), at.field("schema"));
   if (schema != kSchema) {
@@ -246,6 +320,26 @@ RunReport parse_report_json(const std::string& text, const std::string& source) 
     }
   }
   r.replay = json_io::read_string(json_io::member(j, "replay", at), at.field("replay"));
+  const Json& checks = json_io::member(j, "checks", at);
+  if (!checks.is_array()) at.field("checks").fail("expected an array");
+  r.checks.clear();
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    const Location where = at.field("checks").index(i);
+    const std::string name = json_io::read_string(checks[i], where);
+    try {
+      r.checks.push_back(parse_part(name, "checks"));
+    } catch (const Error&) {
+      where.fail("'" + name + "' is not one of accuracy, validation, properties");
+    }
+  }
+  const Json& asked = json_io::member(j, "asked", at);
+  json_io::require_only(asked, {"formats", "files"}, at.field("asked"));
+  const Json& formats = json_io::member(asked, "formats", at.field("asked"));
+  if (!formats.is_array()) at.field("asked").field("formats").fail("expected an array");
+  for (std::size_t i = 0; i < formats.size(); ++i) {
+    r.asked_formats.push_back(read_format_name(formats[i], at.field("asked").field("formats").index(i)));
+  }
+  r.files_asked = json_io::read_bool(json_io::member(asked, "files", at.field("asked")), at.field("asked").field("files"));
   const Json& groups = json_io::member(j, "groups", at);
   if (!groups.is_array()) at.field("groups").fail("expected an array");
   for (std::size_t i = 0; i < groups.size(); ++i) r.files.push_back(read_group(groups[i], at.field("groups").index(i)));
@@ -258,15 +352,12 @@ RunReport parse_report_json(const std::string& text, const std::string& source) 
   // "conformant" over failing groups is refused.
   const bool conformant = json_io::read_bool(json_io::member(j, "conformant", at), at.field("conformant"));
   if (conformant != r.conformant()) at.field("conformant").fail("disagrees with the groups and properties it reports");
-  const Json& summary = json_io::member(j, "summary", at);
-  json_io::require_only(summary, {"passed", "failed", "unsupported", "beyondMaxPosition"}, at.field("summary"));
-  for (const auto& [key, value] : {std::pair{"passed", r.passed()},
-                                   {"failed", r.failed()},
-                                   {"unsupported", r.unsupported()},
-                                   {"beyondMaxPosition", r.beyond_max_position()}}) {
-    if (read_count(json_io::member(summary, key, at.field("summary")), at.field("summary").field(key)) != value) {
-      at.field("summary").field(key).fail("disagrees with the sum over the groups (" + std::to_string(value) + ")");
-    }
+  // The verdict's parts and the summary are what the groups and properties say, recomputed.
+  if (json_io::member(j, "verdict", at) != verdict_json(r)) {
+    at.field("verdict").fail("disagrees with the groups and properties it reports (recomputed: " + verdict_json(r).dump() + ")");
+  }
+  if (json_io::member(j, "summary", at) != summary_json(r)) {
+    at.field("summary").fail("disagrees with the sum over the groups (recomputed: " + summary_json(r).dump() + ")");
   }
   return r;
 }

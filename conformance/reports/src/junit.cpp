@@ -11,11 +11,11 @@ namespace posenc::conformance {
 std::string junit_xml(const RunReport& report) {
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  x << "<testsuites name=\"posenc conform\" tests=\"" << report.passed() + report.failed() + report.unsupported()
-    << "\" failures=\"" << report.failed() << "\" skipped=\"" << report.unsupported() << "\">\n";
+  x << "<testsuites name=\"posenc conform\" tests=\"" << report.passed() + report.failed() + report.not_judged()
+    << "\" failures=\"" << report.failed() << "\" skipped=\"" << report.not_judged() << "\">\n";
   for (const auto& f : report.files) {
-    x << "  <testsuite name=\"" << markup_escape(f.path) << "\" tests=\"" << f.passed + f.failed + f.unsupported
-      << "\" failures=\"" << f.failed << "\" skipped=\"" << f.unsupported << "\">\n";
+    x << "  <testsuite name=\"" << markup_escape(f.path) << "\" tests=\"" << f.passed() + f.failed() + f.not_judged()
+      << "\" failures=\"" << f.failed() << "\" skipped=\"" << f.not_judged() << "\">\n";
     // The margin (error / bound, > 1 fails) and accurate context of SPEC.md section 9.
     x << "    <properties>\n";
     auto property = [&](const std::string& name, const std::string& value) {
@@ -35,7 +35,7 @@ std::string junit_xml(const RunReport& report) {
     x << "    <testcase classname=\"" << markup_escape(report.implementation) << "\" name=\"" << markup_escape(f.path)
       << "\">\n";
     for (const auto& why : f.failures) x << "      <failure message=\"" << markup_escape(failure_text(why)) << "\"/>\n";
-    if (f.failed == 0 && f.unsupported > 0 && f.passed == 0) x << "      <skipped/>\n";
+    if (f.failed() == 0 && f.not_judged() > 0 && f.passed() == 0) x << "      <skipped/>\n";
     x << "    </testcase>\n  </testsuite>\n";
   }
   x << "</testsuites>\n";

@@ -55,11 +55,11 @@ void print_summary(std::ostream& out, const RunReport& report, std::size_t max_f
   out << "implementation: " << report.implementation << "\n";
   out << "profile: " << profile_name(report) << "\n\n";
   out << std::left << std::setw(30) << "vectors" << std::right << std::setw(8) << "margin" << std::setw(8) << "passed"
-      << std::setw(8) << "failed" << std::setw(13) << "unsupported" << std::setw(14) << "worst scaled" << std::setw(11)
+      << std::setw(8) << "failed" << std::setw(12) << "not judged" << std::setw(14) << "worst scaled" << std::setw(11)
       << "worst ulp" << "  worst margin at\n";
   for (const auto& f : report.files) {
     out << std::left << std::setw(30) << f.path << std::right << std::setw(8) << short_number(f.worst_margin.value)
-        << std::setw(8) << f.passed << std::setw(8) << f.failed << std::setw(13) << f.unsupported << std::setw(14)
+        << std::setw(8) << f.passed() << std::setw(8) << f.failed() << std::setw(12) << f.not_judged() << std::setw(14)
         << short_number(f.worst_scaled.value) << std::setw(11) << short_number(f.worst_ulp.value);
     const std::string where = margin_where(f.worst_margin);
     if (!where.empty()) out << "  " << where;
@@ -69,14 +69,13 @@ void print_summary(std::ostream& out, const RunReport& report, std::size_t max_f
   }
   if (!report.properties.empty()) out << "\nproperties\n";
   for (const auto& p : report.properties) {
-    out << "  " << std::left << std::setw(12) << p.status << std::right << std::setw(5) << p.cases << " cases  " << p.name
-        << "\n";
+    out << "  " << std::left << std::setw(12) << p.status << std::right << std::setw(5) << p.cases << " cases  "
+        << std::left << std::setw(5) << to_string(p.format) << std::right << p.name << "\n";
     if (!p.counterexample.empty()) out << "      counterexample: " << p.counterexample << "\n";
   }
-  out << "\n(margin: error / bound, > 1 fails; counts are checks, one case in one format)\n";
-  out << report.passed() << " passed, " << report.failed() << " failed, " << report.unsupported() << " unsupported";
-  if (report.beyond_max_position() > 0) out << ", " << report.beyond_max_position() << " not judged (beyond --max-position)";
-  out << "\n" << (report.conformant() ? "CONFORMANT" : "NOT CONFORMANT") << "\n";
+  out << "\n(margin: error / bound, > 1 fails; counts are checks, one case in one format (case x format))\n";
+  for (Part p : kAllParts) out << part_line(report, p) << "\n";
+  out << verdict_line(report) << "\n";
 }
 
 }  // namespace posenc::conformance

@@ -3,6 +3,7 @@
 // text summary, JUnit, the HTML page and `compare` say the same thing the same way.
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "posenc/judge/runner.hpp"
@@ -45,6 +46,76 @@ inline std::string accurate_text(const RunReport& r, const std::optional<double>
 // "tcId 9 f32: element 0 = ..." (the failure's message names the rest).
 inline std::string failure_text(const Failure& f) {
   return "tcId " + std::to_string(f.tc_id) + " " + std::string(to_string(f.format)) + ": " + f.message;
+}
+
+// "2,481 checks judged (f32 1,200, bf16 640, f16 641)": case x format checks, per format.
+inline std::string judged_text(const PartCounts& c) {
+  std::string per_format;
+  for (const auto& [f, n] : c.judged) {
+    per_format += (per_format.empty() ? "" : ", ") + std::string(to_string(f)) + " " + thousands(n.judged());
+  }
+  return thousands(c.passed() + c.failed()) + " checks judged" + (per_format.empty() ? "" : " (" + per_format + ")");
+}
+
+// "300 (no entry point 200, bound vacuous 100)", or "none".
+inline std::string not_judged_text(const PartCounts& c) {
+  const auto n = c.not_judged_total();
+  return n == 0 ? "none" : thousands(n) + " (" + not_judged_reasons(c) + ")";
+}
+
+// "21 properties judged (f64 21, f32 12), 9 unsupported" over the property results.
+inline std::string properties_text(const RunReport& r) {
+  std::map<Format, std::int64_t> judged;
+  std::int64_t total = 0, unsupported = 0;
+  for (const auto& p : r.properties) {
+    if (p.status == "unsupported") {
+      ++unsupported;
+    } else {
+      ++judged[p.format];
+      ++total;
+    }
+  }
+  std::string per_format;
+  for (const auto& [f, n] : judged) per_format += (per_format.empty() ? "" : ", ") + std::string(to_string(f)) + " " + thousands(n);
+  std::string s = thousands(total) + (total == 1 ? " property judged" : " properties judged");
+  if (!per_format.empty()) s += " (" + per_format + ")";
+  if (unsupported > 0) s += ", " + thousands(unsupported) + " unsupported";
+  return s;
+}
+
+// One part's line: "accuracy: CONFORMANT, 2,481 checks judged (...); not judged: ...", or
+// "validation: NOT CONFORMANT (3 checks failed), ..." or "properties: not checked".
+inline std::string part_line(const RunReport& r, Part p) {
+  const PartVerdict v = r.verdict(p);
+  std::string s = std::string(to_string(p)) + ": ";
+  if (!v.checked) return s + "not checked";
+  s += v.conformant() ? "CONFORMANT" : "NOT CONFORMANT";
+  if (!v.reasons.empty()) {
+    std::string why;
+    for (const auto& reason : v.reasons) why += (why.empty() ? "" : "; ") + reason;
+    s += " (" + why + ")";
+  }
+  if (p == Part::properties) return s + ", " + properties_text(r);
+  const PartCounts c = r.part_counts(p);
+  if (c.passed() + c.failed() + c.not_judged_total() == 0) return s + ", no case of this part in the selection";
+  return s + ", " + judged_text(c) + "; not judged: " + not_judged_text(c);
+}
+
+// The last line: "CONFORMANT: 2,481 checks judged (f32 ...), 21 properties judged; not judged:
+// 300 (...)", with the reasons first when it is NOT CONFORMANT.
+inline std::string verdict_line(const RunReport& r) {
+  std::string s = r.conformant() ? "CONFORMANT" : "NOT CONFORMANT";
+  std::string why;
+  for (Part p : kAllParts) {
+    for (const auto& reason : r.verdict(p).reasons) why += (why.empty() ? "" : "; ") + std::string(to_string(p)) + " " + reason;
+  }
+  for (const auto& gap : r.coverage_gaps()) why += (why.empty() ? "" : "; ") + gap;
+  if (!why.empty()) s += " (" + why + ")";
+  PartCounts all = r.part_counts(Part::accuracy);
+  all.add(r.part_counts(Part::validation));
+  s += ": " + judged_text(all);
+  if (r.checked(Part::properties)) s += ", " + properties_text(r);
+  return s + "; not judged: " + not_judged_text(all);
 }
 
 }  // namespace posenc::conformance

@@ -18,6 +18,16 @@ enum class Status {
   failed,       // it crashed, hung, corrupted memory or answered garbage: message says how
 };
 
+// Why a check (one case in one format) was not judged (SPEC.md section 9). The first three come
+// from the implementation's answer (an unsupported Outcome), the last two from the suite.
+enum class NotJudged {
+  no_entry_point,     // the implementation has nothing for this case type or format
+  refused,            // it has, but declined this case (a plugin's POSENC_UNSUPPORTED, a results entry so marked)
+  not_representable,  // the case's inputs are not values of the format
+  bound_vacuous,      // the bound reaches the largest error the element can have (SPEC.md section 5)
+  beyond_max_position,
+};
+
 struct Outcome {
   Status status = Status::unsupported;
   std::vector<double> values;  // outputs as doubles (exact for every format)
@@ -25,6 +35,8 @@ struct Outcome {
   // The suite formed these values itself from the implementation's outputs (a dot product of
   // its rotated q and k): they cannot be bit-exact, so `exact` judges them by `strict` bounds.
   bool derived = false;
+  // For an unsupported outcome: why.
+  NotJudged why_unsupported = NotJudged::no_entry_point;
 };
 
 class Implementation {
@@ -44,8 +56,6 @@ class Implementation {
   virtual void begin_file(const std::string& path) { (void)path; }
   // One outcome per requested output format, in order.
   virtual std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) = 0;
-  // The output format the property checks ask for (inputs are chosen exact in it).
-  virtual Format property_format() const { return Format::f64; }
   // The format the implementation forms angles and frequencies in for outputs stored in
   // `storage`, when it declares one (SPEC.md section 5: `standard` counts its angle allowance
   // in that format's u); nothing: the default (default_working_format) or the user's choice.

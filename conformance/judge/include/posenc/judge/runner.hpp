@@ -13,6 +13,20 @@
 
 namespace posenc::conformance {
 
+// The parts of a verdict (SPEC.md section 9): accuracy (the valid cases), parameter validation
+// (the invalid cases) and the property checks. The overall verdict needs every part selected.
+enum class Part { accuracy, validation, properties };
+inline constexpr Part kAllParts[] = {Part::accuracy, Part::validation, Part::properties};
+std::string_view to_string(Part p);
+// "accuracy", "validation" or "properties"; anything else: InvalidParameter naming `option`.
+Part parse_part(std::string_view s, const std::string& option);
+
+std::string_view to_string(NotJudged why);         // "no entry point", "bound vacuous", ...
+std::string_view json_name(NotJudged why);          // "noEntryPoint", "boundVacuous", ...
+inline constexpr NotJudged kAllNotJudged[] = {NotJudged::no_entry_point, NotJudged::refused,
+                                              NotJudged::not_representable, NotJudged::bound_vacuous,
+                                              NotJudged::beyond_max_position};
+
 struct RunOptions {
   std::filesystem::path vectors;
   std::string manifest_sha256;  // when set, vectors/MANIFEST must have this SHA-256 (the shipped set)
@@ -24,6 +38,11 @@ struct RunOptions {
   // Only cases whose positions are all at most this in magnitude are judged; the others count
   // as beyond_max_position (a user serving 128k context asks for 131072).
   std::optional<double> max_position;
+  // Whether the user named the formats (--formats) and files (--filter): each one named and
+  // judged nowhere makes the run not conformant. The default (all) does not.
+  bool formats_asked = false;
+  bool files_asked = false;
+  bool accuracy = true, validation = true;  // the parts whose cases run (--checks)
 };
 
 struct Worst {
@@ -43,14 +62,16 @@ struct Margin {
   std::optional<double> position;  // max |p| of the case (every axis, both sides); none without
 };
 
-// The worst scaled error of the valid cases at one |position| in one format: what the HTML
-// report plots against position. bound is the tightest positive bound of the elements there
-// (0: none, e.g. under `exact`, which asks for the very bits).
+// The worst errors of the valid cases' judged elements at one |position| in one format. The HTML
+// report plots worst_margin (error / bound of one element, so > 1 fails) against position.
+// bound is the tightest positive bound of the elements there (0: none, e.g. under `exact`,
+// which asks for the very bits).
 struct PositionError {
   double position = 0;  // max |p| over the case's positions (every axis, both sides of a dot)
   Format format = Format::f64;
   double worst_scaled = 0;
   double bound = 0;
+  double worst_margin = 0;
 };
 
 // One failed check: its case in one format, and the test group it belongs to.
@@ -62,11 +83,30 @@ struct Failure {
   std::string message;  // what was wrong
 };
 
+struct Counts {
+  std::int64_t passed = 0, failed = 0;
+  std::int64_t judged() const { return passed + failed; }
+};
+
+// One part's checks (one case in one format) of a file or a run: judged per format, and not
+// judged per reason and format.
+struct PartCounts {
+  std::map<Format, Counts> judged;
+  std::map<NotJudged, std::map<Format, std::int64_t>> not_judged;
+  std::int64_t passed() const;
+  std::int64_t failed() const;
+  std::int64_t not_judged_total() const;
+  std::int64_t not_judged_for(NotJudged why) const;
+  void add(const PartCounts& other);
+};
+
 // Counts are of checks: one vector case in one output format.
 struct FileResult {
   std::string path;
-  std::int64_t passed = 0, failed = 0, unsupported = 0;
-  std::int64_t beyond_max_position = 0;  // checks not judged: a position past --max-position
+  PartCounts accuracy, validation;  // the valid cases, the invalid cases
+  std::int64_t passed() const { return accuracy.passed() + validation.passed(); }
+  std::int64_t failed() const { return accuracy.failed() + validation.failed(); }
+  std::int64_t not_judged() const { return accuracy.not_judged_total() + validation.not_judged_total(); }
   Margin worst_margin;                    // over every format
   std::map<Format, Margin> margin_by_format;
   // Per format with judged valid cases that have positions: the largest |position| P such that
@@ -78,22 +118,40 @@ struct FileResult {
   std::vector<PositionError> by_position;  // sorted by position, then format
 };
 
+// A part's verdict: whether it was checked, and if so why it is not conformant (nothing: it is).
+struct PartVerdict {
+  bool checked = false;
+  std::vector<std::string> reasons;
+  bool conformant() const { return !checked || reasons.empty(); }
+};
+
 struct RunReport {
   std::string implementation;
   Tolerance tolerance;  // the run's, with the working formats the implementation declares
   std::string replay;  // the command that reruns this check (with the properties' seed)
+  std::vector<Part> checks{Part::accuracy, Part::validation, Part::properties};  // the parts selected
+  std::vector<Format> asked_formats;  // formats the user named (empty: the default, not asked)
+  bool files_asked = false;           // the user named the files (--filter)
   std::vector<FileResult> files;
   std::vector<PropertyResult> properties;
   std::int64_t passed() const;
   std::int64_t failed() const;
-  std::int64_t unsupported() const;
-  std::int64_t beyond_max_position() const;
+  PartCounts part_counts(Part p) const;  // accuracy or validation over every file
+  std::int64_t not_judged() const;
+  bool checked(Part p) const;
+  PartVerdict verdict(Part p) const;
+  // A file (when files were asked for) or an asked format judged nowhere, with the reasons.
+  std::vector<std::string> coverage_gaps() const;
   bool conformant() const;
 };
 
 // t with, for each storage format t names no working format for, the one impl declares (if any):
 // a working format the user gives (--working-format) wins over the implementation's.
 Tolerance with_declared_working_formats(const Tolerance& t, const Implementation& impl);
+// 2,481: a count as the verdict lines print it.
+std::string thousands(std::int64_t n);
+// "bound vacuous 30, no entry point 12": the reasons that occur, in kAllNotJudged's order, or "".
+std::string not_judged_reasons(const PartCounts& c);
 
 // Checks MANIFEST first: a file missing from it, or whose hash differs, is refused
 // (VectorFileError) before anything runs. progress(done, total) is called after each file.

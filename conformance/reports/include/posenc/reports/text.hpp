@@ -1,7 +1,7 @@
 #pragma once
 // The text summary of a run: per vector file the counts and worst errors, its first
 // max_failures failures grouped by test group (the JSON report has every one), the properties
-// and the verdict.
+// per format, a line per verdict part and the verdict line with what was and was not judged.
 #include <cstddef>
 #include <ostream>
 
