@@ -118,6 +118,13 @@ done
 /usr/bin/python3 -c 'import sys; d, f32, f64 = map(float, sys.argv[1:]); assert f32 < d / 1000 and f64 == d, sys.argv' \
   "$(margin "$out/seed003_default.json")" "$(margin "$out/working_f32_default.json")" "$(margin "$out/working_f32_f64.json")" &&
   ok "workingFormat f32 shrinks the margin; --working-format f64 restores it" || fail "workingFormat margins"
+# The reports say which working format each storage format's allowance was counted in.
+working() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["workingFormats"]["f64"])' "$1"; }
+[ "$(working "$out/seed003_default.json") $(working "$out/working_f32_default.json") $(working "$out/working_f32_f64.json")" = "f64 f32 f64" ] &&
+  ok "the JSON report's workingFormats: default f64, declared f32, --working-format f64" || fail "workingFormats in the report"
+expect "the text names the working formats under standard" 0 "angles formed in f32 for f64, f32 for f32" \
+  "$posenc" verify --results "$out/working_f32.json" --profile standard --filter rope/none
+expect "compare reads the report back" 0 "CONFORMANT" "$posenc" compare "$out/working_f32_default.json"
 sed 's/"format": "f64"/"format": "f64", "workingFormat": "bf16"/' "$out/seed003.json" > "$out/bad.json"
 expect "a 16-bit working format is refused" 2 "field 'workingFormat': 'bf16': expected f32 or f64" \
   "$posenc" verify --results "$out/bad.json"

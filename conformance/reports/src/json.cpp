@@ -245,6 +245,10 @@ std::string report_json(const RunReport& report) {
   j["implementation"] = report.implementation;
   j["profile"] = report.tolerance.scaled_bound ? "explicit" : std::string(to_string(report.tolerance.profile));
   if (report.tolerance.scaled_bound) j["scaledBound"] = *report.tolerance.scaled_bound;
+  // Every storage format's working format, declared or default: standard's bounds depend on it.
+  Json working = Json::object();
+  for (Format f : kAllFormats) working[std::string(to_string(f))] = std::string(to_string(report.tolerance.working_format(f)));
+  j["workingFormats"] = std::move(working);
   j["replay"] = report.replay;
   Json checks = Json::array(), asked_formats = Json::array();
   for (Part p : report.checks) checks.push_back(std::string(to_string(p)));
@@ -299,8 +303,8 @@ RunReport parse_report_json(const std::string& text, const std::string& source) 
     throw VectorFileError(source + ": not JSON: " + e.what());
   }
   const Location at{&source, std::nullopt, ""};
-  json_io::require_only(j, {"schema", "implementation", "profile", "scaledBound", "replay", "checks", "asked", "conformant",
-                            "verdict", "summary", "groups", "properties"},
+  json_io::require_only(j, {"schema", "implementation", "profile", "scaledBound", "workingFormats", "replay", "checks",
+                            "asked", "conformant", "verdict", "summary", "groups", "properties"},
                         at);
   const std::string schema = json_io::read_string(json_io::member(j, "schema", at), at.field("schema"));
   if (schema != kSchema) {
@@ -318,6 +322,16 @@ RunReport parse_report_json(const std::string& text, const std::string& source) 
     } catch (const Error&) {
       at.field("profile").fail("'" + profile + "' is not one of exact, strict, standard, explicit");
     }
+  }
+  const Json& working = json_io::member(j, "workingFormats", at);
+  if (!working.is_object() || working.size() != std::size(kAllFormats)) {
+    at.field("workingFormats").fail("expected an object with one working format for each of f64, f32, bf16, f16");
+  }
+  for (Format f : kAllFormats) {
+    const Location where = at.field("workingFormats").field(std::string(to_string(f)));
+    const Format w = read_format_name(json_io::member(working, std::string(to_string(f)), at.field("workingFormats")), where);
+    if (w != Format::f32 && w != Format::f64) where.fail("'" + std::string(to_string(w)) + "' is not f32 or f64");
+    r.tolerance.working[f] = w;
   }
   r.replay = json_io::read_string(json_io::member(j, "replay", at), at.field("replay"));
   const Json& checks = json_io::member(j, "checks", at);

@@ -53,7 +53,16 @@ void print_failures(std::ostream& out, const FileResult& f, std::size_t max_fail
 
 void print_summary(std::ostream& out, const RunReport& report, std::size_t max_failures) {
   out << "implementation: " << report.implementation << "\n";
-  out << "profile: " << profile_name(report) << "\n\n";
+  out << "profile: " << profile_name(report);
+  if (!report.tolerance.scaled_bound && report.tolerance.profile == Profile::standard) {
+    // standard's angle allowance is counted in these formats' u (SPEC.md section 5).
+    out << "; angles formed in";
+    for (Format f : kAllFormats) {
+      out << (f == kAllFormats[0] ? " " : ", ") << to_string(report.tolerance.working_format(f)) << " for "
+          << to_string(f);
+    }
+  }
+  out << "\n\n";
   out << std::left << std::setw(30) << "vectors" << std::right << std::setw(8) << "margin" << std::setw(8) << "passed"
       << std::setw(8) << "failed" << std::setw(12) << "not judged" << std::setw(14) << "worst scaled" << std::setw(11)
       << "worst ulp" << "  worst margin at\n";
