@@ -173,9 +173,10 @@ std::vector<conformance::Part> selected_parts(const ConformOptions& o, bool prop
   return parts;
 }
 
-conformance::PropertyOptions property_options(const ConformOptions& o, const conformance::Tolerance& tolerance) {
+// The properties' seed, case count and formats; their tolerance is the run's, known once the
+// implementation has declared its working formats (run_vectors).
+conformance::PropertyOptions property_options(const ConformOptions& o) {
   conformance::PropertyOptions p;
-  p.tolerance = tolerance;
   const auto seed = parse_int64("--seed", o.seed);
   if (seed < 0) throw InvalidParameter("--seed", o.seed, "an integer >= 0");
   p.seed = static_cast<std::uint64_t>(seed);
@@ -228,7 +229,7 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   if (max_failures < 0) throw InvalidParameter("--max-failures", o.max_failures, "an integer >= 0");
   // The properties' options are checked before anything runs.
   const bool run_properties = selected(conformance::Part::properties);
-  auto p = run_properties ? property_options(o, options.tolerance) : conformance::PropertyOptions{};
+  auto p = run_properties ? property_options(o) : conformance::PropertyOptions{};
   auto impl = make();
   const bool terminal = isatty(STDERR_FILENO) != 0;
   auto report = conformance::run_vectors(*impl, options, [&](std::size_t done, std::size_t total) {
