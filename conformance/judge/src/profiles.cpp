@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <limits>
 
 #include "posenc/formulas/sinusoidal_frequency.hpp"
@@ -30,13 +31,32 @@ struct RopeKnowledge {
   double attention = 1;
 };
 
-RopeKnowledge rope_knowledge(const RopeParams& p) {
+RopeKnowledge compute_rope_knowledge(const RopeParams& p) {
   auto f = reference::rope_frequencies(p);
   RopeKnowledge k;
   for (std::size_t i = 0; i + 1 < f.size(); ++i) k.inv_freq.push_back(f[i].f64());
   k.attention = f.back().f64();
   k.condition = scaling_condition(p);
   return k;
+}
+
+// The knowledge of the last few parameter sets, per thread. A group's cases share one parameter
+// set and the runner judges each case once per format, so without this the certified
+// frequencies were recomputed for every case and format: the largest part of judging a RoPE
+// file in a Release build, and more under the sanitizers.
+const RopeKnowledge& rope_knowledge(const RopeParams& p) {
+  struct Kept {
+    RopeParams params;
+    RopeKnowledge knowledge;
+  };
+  constexpr std::size_t kKept = 8;
+  thread_local std::deque<Kept> kept;
+  for (const Kept& k : kept) {
+    if (k.params == p) return k.knowledge;
+  }
+  if (kept.size() == kKept) kept.pop_front();
+  kept.push_back({p, compute_rope_knowledge(p)});
+  return kept.back().knowledge;
 }
 
 // An angle t = p w formed in W: 6 + 2|ln w| units of u_W per unit |t| (SPEC.md section 5).
@@ -74,7 +94,7 @@ void sinusoidal_elements(std::vector<ElementSpec>& out, const SinusoidalParams& 
 
 struct RopeElements {
   const RopeParams& p;
-  RopeKnowledge k;
+  const RopeKnowledge& k;
   explicit RopeElements(const RopeParams& params) : p(params), k(rope_knowledge(params)) {}
   double angle(std::span<const std::int64_t> position, std::size_t i) const {
     const auto axis = static_cast<std::size_t>(p.pair_axis(static_cast<std::int64_t>(i)));
