@@ -4,12 +4,12 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
-#include <deque>
 #include <limits>
 
 #include "posenc/formulas/sinusoidal_frequency.hpp"
 #include "posenc/reference/reference.hpp"
 #include "posenc/vectors/case_types.hpp"
+#include "recent_values.hpp"
 #include "scaling_condition.hpp"
 
 namespace posenc::conformance {
@@ -40,23 +40,17 @@ RopeKnowledge compute_rope_knowledge(const RopeParams& p) {
   return k;
 }
 
-// The knowledge of the last few parameter sets, per thread. A group's cases share one parameter
-// set and the runner judges each case once per format, so without this the certified
-// frequencies were recomputed for every case and format: the largest part of judging a RoPE
-// file in a Release build, and more under the sanitizers.
+// Kept per parameter set: a group's cases share one, and the runner judges each case once per
+// format, so without this the certified frequencies were recomputed for every case and format
+// (the largest part of judging a RoPE file in a Release build, more under the sanitizers).
 const RopeKnowledge& rope_knowledge(const RopeParams& p) {
-  struct Kept {
-    RopeParams params;
-    RopeKnowledge knowledge;
-  };
-  constexpr std::size_t kKept = 8;
-  thread_local std::deque<Kept> kept;
-  for (const Kept& k : kept) {
-    if (k.params == p) return k.knowledge;
-  }
-  if (kept.size() == kKept) kept.pop_front();
-  kept.push_back({p, compute_rope_knowledge(p)});
-  return kept.back().knowledge;
+  thread_local RecentValues<RopeParams, RopeKnowledge, 8> kept;
+  return kept.get(p, compute_rope_knowledge);
+}
+
+double alibi_slope(const AlibiParams& p, std::int64_t head) {
+  thread_local RecentValues<AlibiParams, std::vector<Rounded>, 8> kept;
+  return kept.get(p, [](const AlibiParams& q) { return reference::alibi_slopes(q); })[static_cast<std::size_t>(head)].f64();
 }
 
 // An angle t = p w formed in W: 6 + 2|ln w| units of u_W per unit |t| (SPEC.md section 5).
@@ -203,7 +197,7 @@ std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c
             }
           },
           [&](const cases::AlibiBias& r) {
-            const double slope = reference::alibi_slopes(r.p)[static_cast<std::size_t>(r.head)].f64();
+            const double slope = alibi_slope(r.p, r.head);
             const double distance = std::fabs(static_cast<double>(r.query) - static_cast<double>(r.key));
             out[0].strict = 3;
             out[0].scale = slope * std::max(distance, 1.0);

@@ -14,6 +14,7 @@ enum class AlibiMode {
 struct AlibiParams {
   std::int64_t n_heads = 0;  // [1, 2^20]
   AlibiMode mode = AlibiMode::causal;
+  friend bool operator==(const AlibiParams&, const AlibiParams&) = default;
 };
 
 // slope_head = 2^(numerator / denominator): the exact exponent, shared by every implementation.
