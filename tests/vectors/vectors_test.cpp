@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdlib>
 #include <iostream>
-
+#include <random>
 
 #include "posenc/vectors/expected.hpp"
+#include "posenc/vectors/json_reader.hpp"
 #include "posenc/vectors/manifest.hpp"
 #include "posenc/vectors/vector_json.hpp"
 
@@ -154,6 +157,34 @@ TEST(Vectors, MalformedExpectedValuesAreRefused) {
                  "tcId 1: field 'expected.bf16[0]': '0x1.001p-8' is not exactly representable in bf16");
   expect_refused(replace(ok, "\"f16\": [\"0x1p-8\"]", "\"f16\": [\"0x1p-8\", \"0x1p-8\"]"),
                  "tcId 1: field 'expected.f16': has 2 values, 'exact' has 1");
+}
+
+// The reader's exact shortcut for hex floats must give strtod's double, bit for bit: on random
+// doubles of every binade as posenc writes them, and on texts posenc does not write (long or
+// uppercase digits, a leading digit above 1, subnormals, huge exponents), where it must defer.
+TEST(Vectors, HexFloatsReadAsStrtodReadsThem) {
+  const std::string file = "test";
+  const json_io::Location at{&file, std::nullopt, "x"};
+  auto expect_as_strtod = [&](const std::string& text) {
+    const double want = std::strtod(text.c_str(), nullptr);
+    const double got = json_io::read_hex_double(json_io::Json(text), at);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(want)) << text;
+  };
+  std::mt19937_64 random(7);
+  for (int i = 0; i < 20000; ++i) {
+    const double v = std::bit_cast<double>(random());
+    if (std::isfinite(v)) expect_as_strtod(json_io::hex_double(v));
+  }
+  for (const char* text : {"0x0p+0", "-0x0p+0", "0x1p+0", "0x1.8p-1", "0x1.fffffffffffffp+1023", "0x1p-1022",
+                           "0x0.0000000000001p-1022", "0x1.fffffffffffff8p+0", "0x1.00000000000008p+0",
+                           "0x1.0000000000000800001p+0", "0x3.fffffffffffffp+0", "0xf.ffffffffffffp-4", "0x1.ABCDEFp+3",
+                           "0x1p-1074", "0x1.8p-1074", "0x1.1p-1075", "0x0.8p+1", "-0x1.921fb54442d18p+1"}) {
+    expect_as_strtod(text);
+  }
+  // Values binary64 cannot hold are errors, not the zero or infinity strtod returns.
+  for (const char* text : {"0x1p-1075", "0x1p-1075000", "0x1p+1024", "0x1p+99999999999"}) {
+    EXPECT_THROW(json_io::read_hex_double(json_io::Json(text), at), VectorFileError) << text;
+  }
 }
 
 }  // namespace

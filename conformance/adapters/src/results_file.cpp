@@ -50,10 +50,11 @@ ResultsImplementation::ResultsImplementation(const std::string& document, const 
     if (s == "ok") {
       o.status = Status::ok;
       const Json& values = json_io::member(list[i], "values", entry);
-      if (!values.is_array()) entry.field("values").fail("expected an array");
+      const Location at_values = entry.field("values");
+      if (!values.is_array()) at_values.fail("expected an array");
       for (std::size_t k = 0; k < values.size(); ++k) {
         // Outputs are values of the declared format (hex floats; inf, -inf or nan allowed).
-        const Location at_value = entry.field("values").index(k);
+        const json_io::Where at_value(at_values, k);
         const std::string text = json_io::read_string(values[k], at_value);
         if (text == "nan") {
           o.values.push_back(NAN);
