@@ -1,6 +1,6 @@
 // Hugging Face config.json -> RopeParams. "HF" below is transformers' modeling_rope_utils.py
 // (standardize_rope_params, _validate_*_rope_parameters, _compute_*_parameters); the model files
-// are named where a family's RoPE differs. SPEC.md section 2.6 is the table of this mapping.
+// are named where a family's RoPE differs. docs/hf_configs.md is the table of this mapping.
 #include "posenc/models/hf_config.hpp"
 
 #include <array>

@@ -3,7 +3,7 @@
 // (src/transformers/modeling_rope_utils.py: standardize_rope_params, the _validate_*_rope_parameters
 // checks and the _compute_*_parameters functions; and the model files whose RoPE differs:
 // modeling_gptj, modeling_gpt_neox, modeling_deepseek_v3, modeling_qwen2_vl). The mapping, key by
-// key, is conformance/SPEC.md section 2.6.
+// key, is docs/hf_configs.md (linked from conformance/SPEC.md section 2.4.1).
 //
 // Every key transformers would read for the model's RoPE is read. RoPE-related keys posenc does
 // not read are listed in `unread` (the CLI prints them as notes), never dropped silently. An
