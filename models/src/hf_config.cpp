@@ -203,9 +203,7 @@ struct Reader {
     }
     origins["rope.rotary_dim"] = origin;
     if (!f) return 1.0;
-    if (!(*f > 0.0 && *f <= 1.0)) {
-      throw InvalidParameter(origin, std::to_string(*f), "in (0, 1]");
-    }
+    if (!(*f > 0.0 && *f <= 1.0)) throw InvalidParameter(origin, json(*f).dump(), "in (0, 1]");
     return *f;
   }
 
@@ -265,6 +263,12 @@ struct Reader {
     // per position axis. configuration_qwen2_vl turns type "mrope" into "default".
     p.mrope_section = rope->integers("mrope_section");
     origins["rope.mrope_section"] = rope->name("mrope_section");
+    // Qwen3-VL's interleaved M-RoPE (modeling_qwen3_vl apply_interleaved_mrope) spreads each
+    // axis over every third pair; posenc's sections are contiguous (Qwen2-VL): refused, not
+    // read as the other.
+    if (rope->boolean("mrope_interleaved").value_or(false)) {
+      rope->fail("mrope_interleaved", "false or absent: posenc's M-RoPE sections are contiguous (Qwen2-VL)");
+    }
     if (kind == "mrope") kind = "default";
     // configuration_phi3: the old LongRoPE name "su" (and "longrope") is LongRoPE.
     if (kind == "su") kind = "longrope";

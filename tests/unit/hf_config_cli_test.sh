@@ -54,6 +54,16 @@ same "Qwen2-VL table row (mrope sections 16,24,24)" \
   eval rope --hf-config "$configs/qwen2-vl-7b-instruct.json" --position 5,6,7 -- \
   eval rope --head-dim 128 --base 1000000 --layout half --mrope-section 16,24,24 --position 5,6,7
 
+# Dynamic NTK (no published config here: a Llama-2-shaped one): the original length is
+# max_position_embeddings, the forward's length --seq-len.
+printf '{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 4096,
+  "rope_scaling": {"type": "dynamic", "factor": 2.0}}' > "$out/llama2-dynamic.json"
+same "dynamic NTK at seq_len 8192 = explicit options" \
+  eval rope-frequencies --hf-config "$out/llama2-dynamic.json" --seq-len 8192 -- \
+  eval rope-frequencies --head-dim 128 --layout half --scaling dynamic --factor 2 --original-max-positions 4096 --seq-len 8192
+expect "dynamic NTK: both forward lengths, every position below its seq_len" 0 "CONFORMANT: 620 checks judged (f64 155, f32 155, bf16 155, f16 155)" \
+  env TMPDIR="$out" "$posenc" conform --impl reference --profile exact --hf-config "$out/llama2-dynamic.json" --checks accuracy
+
 # Item 5 of issue 17: eval names the layout, in text and JSON (interleaved unless --layout).
 expect "eval names the layout (json)" 0 '"layout": "interleaved"' "$posenc" eval rope-frequencies --head-dim 8 --json
 expect "eval names the layout (text)" 0 "  layout half" "$posenc" eval rope --hf-config "$configs/gemma-7b.json" --position 1

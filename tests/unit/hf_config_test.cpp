@@ -231,6 +231,38 @@ TEST(HfRopeDict, RoundTripsEveryPublishedConfig) {
   }
 }
 
+TEST(HfRopeDict, RoundTripsEveryKind) {
+  std::vector<RopeParams> all;
+  auto p = rope(64, 48, 20000.0, RopeLayout::interleaved);
+  all.push_back(p);
+  p.scaling.kind = RopeScalingKind::linear;
+  p.scaling.factor = 4.0;
+  all.push_back(p);
+  p.scaling.kind = RopeScalingKind::dynamic;
+  p.scaling.original_max_positions = 4096;
+  all.push_back(p);
+  auto q = rope(256, 64, 1e6, RopeLayout::half);  // Gemma-style proportional, 32 of 128 pairs
+  q.partial = PartialRotary::proportional;
+  all.push_back(q);
+  q.scaling.kind = RopeScalingKind::linear;
+  q.scaling.factor = 8.0;
+  all.push_back(q);
+  for (const auto& r : all) {
+    auto back = read_hf_config(nlohmann::json::parse(hf_rope_config(r).dump()));
+    EXPECT_EQ(back.params, r) << hf_rope_config(r).dump();
+  }
+}
+
+TEST(HfConfigErrors, InterleavedMropeIsRefused) {
+  auto j = llama();
+  j["rope_scaling"] = {{"rope_type", "default"}, {"mrope_section", {24, 20, 20}}, {"mrope_interleaved", true}};
+  EXPECT_EQ(error_of(j), "invalid hf_config.rope_scaling.mrope_interleaved = true: must be false or absent: posenc's "
+                         "M-RoPE sections are contiguous (Qwen2-VL)");
+  j["partial_rotary_factor"] = 1.5;
+  j["rope_scaling"].erase("mrope_interleaved");
+  EXPECT_EQ(error_of(j), "invalid hf_config.partial_rotary_factor = 1.5: must be in (0, 1]");
+}
+
 TEST(HfRopeDict, KeyNames) {
   auto j = hf_rope_config(read("phi-2.json").params);
   EXPECT_EQ(j.dump(), R"({"head_dim":80,"rope_parameters":{"rope_type":"default","rope_theta":10000.0,"partial_rotary_factor":0.4}})");
