@@ -144,7 +144,8 @@ struct RopeOptions {
         {&high_freq_factor, "--high-freq-factor"}, {&short_factor, "--short-factor"}, {&long_factor, "--long-factor"}};
     for (const auto& [text, name] : set_by_config) {
       if (text->value) {
-        throw InvalidParameter(name, "'" + *text->value + "'", "absent with --hf-config " + file + " (the config sets it)");
+        throw InvalidParameter(name, "'" + *text->value + "'",
+                               "absent with --hf-config " + file + " (the config sets it)");
       }
     }
     auto c = models::read_hf_config_file(file);
@@ -155,12 +156,13 @@ struct RopeOptions {
       if (!seq_len.value) {
         throw InvalidParameter("--seq-len", "(missing)",
                                "given with --hf-config " + file + " for its rope_type " +
-                                   std::string(to_string(p.scaling.kind)) + " (a forward's length: largest position + 1)");
+                                   std::string(to_string(p.scaling.kind)) +
+                                   " (a forward's length: largest position + 1)");
       }
       p.scaling.seq_len = parse_int64("--seq-len", *seq_len.value);
     } else if (seq_len.value) {
       throw InvalidParameter("--seq-len", "'" + *seq_len.value + "'",
-                             "absent with --hf-config " + file + ": its rope_type " +
+                             "absent with --hf-config " + file + ": its scaling " +
                                  std::string(to_string(p.scaling.kind)) + " does not depend on the length");
     }
     return p;

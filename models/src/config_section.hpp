@@ -16,8 +16,10 @@ class ConfigSection {
   // prefix: the dotted path of this object in the file ("" for the top level, "rope_scaling.").
   ConfigSection(const nlohmann::json& object, std::string prefix) : object_(object), prefix_(std::move(prefix)) {}
 
-  // The name an error gives the key: hf_config.PATH.KEY.
-  std::string name(const std::string& key) const { return "hf_config." + prefix_ + key; }
+  // The key's dotted path in the file (text_config.rope_scaling.factor), and the name an error
+  // gives it: hf_config.PATH.
+  std::string path(const std::string& key) const { return prefix_ + key; }
+  std::string name(const std::string& key) const { return "hf_config." + path(key); }
   // True when the key is there and not null. JSON null is absent, as transformers' getattr(...,
   // None) and dict.get() read it. Does not count as a read.
   bool has(const std::string& key) const;

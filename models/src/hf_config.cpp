@@ -85,7 +85,6 @@ std::optional<T> one_of(ConfigSection& a, const std::string& key_a, std::optiona
 }
 
 struct Reader {
-  const json& root;
   ConfigSection top;
   std::optional<ConfigSection> rope;  // rope_scaling / rope_parameters, when given
   std::string rope_key;              // its key, for messages
@@ -105,7 +104,7 @@ struct Reader {
     const json* d = scaling ? scaling : parameters;
     rope_key = scaling ? "rope_scaling" : "rope_parameters";
     if (!d) return;
-    std::string prefix = (top.name(rope_key).substr(10)) + ".";
+    const std::string prefix = top.path(rope_key) + ".";
     auto layer = d->find("full_attention");
     if (layer != d->end() && layer->is_object()) {
       for (const auto& [k, v] : d->items()) {
@@ -129,7 +128,10 @@ struct Reader {
         p.head_dim = split_heads(top, "n_embd", "n_head");
         origins["rope.head_dim"] = top.name("n_embd");
         auto r = top.integer("rotary_dim");
-        if (!r) top.fail("rotary_dim", "an even integer in [2, n_embd / n_head] (null, the whole embedding, is not a per-head RoPE)");
+        if (!r) {
+          top.fail("rotary_dim", "an even integer in [2, n_embd / n_head] (null, the whole embedding, is not a "
+                                 "per-head RoPE)");
+        }
         p.rotary_dim = *r;
         origins["rope.rotary_dim"] = top.name("rotary_dim");
         p.base = 10000.0;
@@ -163,7 +165,9 @@ struct Reader {
         }
         p.layout = RopeLayout::half;
         // The layout key hf_rope_config writes for interleaved parameters (no model_type).
-        if (out.model_type.empty() && top.boolean("rope_interleave").value_or(false)) p.layout = RopeLayout::interleaved;
+        if (out.model_type.empty() && top.boolean("rope_interleave").value_or(false)) {
+          p.layout = RopeLayout::interleaved;
+        }
         break;
     }
     if (auto n = top.integer("max_position_embeddings")) {
@@ -398,12 +402,14 @@ bool HfRopeConfig::needs_seq_len() const {
 }
 
 HfRopeConfig read_hf_config(const json& config) {
-  if (!config.is_object()) throw InvalidParameter("hf_config", config.dump().substr(0, 40), "a JSON object (a config.json)");
+  if (!config.is_object()) {
+    throw InvalidParameter("hf_config", config.dump().substr(0, 40), "a JSON object (a config.json)");
+  }
   // Multimodal configs (Qwen2.5-VL, Gemma 3, Llama 4, ...): the language model's config is
   // text_config (PretrainedConfig.get_text_config).
   auto text = config.find("text_config");
   const bool nested = text != config.end() && text->is_object();
-  Reader r{config, ConfigSection(nested ? *text : config, nested ? "text_config." : ""), {}, {}, {}, {}, {}};
+  Reader r{ConfigSection(nested ? *text : config, nested ? "text_config." : ""), {}, {}, {}, {}, {}};
   if (auto t = r.top.text("model_type")) {
     r.out.model_type = *t;
   } else if (nested && config.contains("model_type") && config["model_type"].is_string()) {
