@@ -209,6 +209,22 @@ TEST(HfConfig, TextConfigOfAMultimodalModel) {
   EXPECT_EQ(read_hf_config(j).params.base, 1e6);
 }
 
+TEST(HfConfig, PerLayerTypeRopeParametersReadTheFullAttentionLayers) {
+  // transformers 5's Gemma 3 layout: one RoPE dict per layer type.
+  nlohmann::json j = {{"model_type", "gemma3_text"}, {"head_dim", 256}, {"max_position_embeddings", 131072},
+                      {"rope_parameters",
+                       {{"full_attention", {{"rope_type", "linear"}, {"factor", 8.0}, {"rope_theta", 1e6}}},
+                        {"sliding_attention", {{"rope_type", "default"}, {"rope_theta", 10000.0}}}}}};
+  auto c = read_hf_config(j);
+  auto p = rope(256, 256, 1e6, RopeLayout::half);
+  p.scaling.kind = RopeScalingKind::linear;
+  p.scaling.factor = 8.0;
+  EXPECT_EQ(c.params, p);
+  ASSERT_EQ(c.unread.size(), 1u);
+  EXPECT_EQ(c.unread[0], "rope_parameters.sliding_attention = {\"rope_theta\":10000.0,\"rope_type\":\"default\"}: another "
+                         "layer type's RoPE; posenc reads the full-attention layers'");
+}
+
 TEST(HfConfig, TopLevelOriginalLengthWinsAndTheOtherIsReported) {
   auto j = llama();
   j["original_max_position_embeddings"] = 4096;
