@@ -11,7 +11,9 @@
 #include "commands.hpp"
 #include "numbers.hpp"
 #include "fast_adapter.hpp"
+#include "hf_vectors.hpp"
 #include "text_io.hpp"
+#include "posenc/generator/generate.hpp"
 #include "posenc/adapters/plugin.hpp"
 #include "posenc/adapters/reference.hpp"
 #include "posenc/adapters/results_file.hpp"
@@ -44,6 +46,7 @@ struct ConformOptions {
   std::string seed = "1";
   std::string property_cases = "100";
   std::optional<std::string> property_formats;
+  std::optional<std::string> hf_config;
 };
 
 std::unique_ptr<conformance::Implementation> make_implementation(const std::string& name, double timeout,
@@ -128,11 +131,15 @@ void add_judging_options(Command& c, ConformOptions& o) {
   c.option("--report", o.report, "write a JSON report to this file");
   c.option("--junit", o.junit, "write JUnit XML to this file");
   c.option("--html", o.html, "write a self-contained HTML report (plots of error against position) to this file");
+  c.option("--hf-config", o.hf_config,
+           "a Hugging Face config.json: judge on that model's vectors (posenc generate --hf-config), generated into a "
+           "temporary folder that is removed afterwards");
 }
 
 // The command line that reruns this check: what the reports print next to a failure.
 std::string replay_command(const std::string& head, const ConformOptions& o, bool properties) {
   std::string command = head + " --profile " + shell_quote(o.profile);
+  if (o.hf_config) command += " --hf-config " + shell_quote(*o.hf_config);
   if (o.bound) command += " --bound " + shell_quote(*o.bound);
   if (o.vectors != default_vectors_dir()) command += " --vectors " + shell_quote(o.vectors);
   if (o.own_vectors) command += " --own-vectors";
@@ -249,6 +256,23 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   status = report.conformant() ? 0 : 1;
 }
 
+// With --hf-config, the model's vectors are generated into a temporary folder (removed when the
+// run ends, also on an error) and judged as the user's own; --vectors and --own-vectors would
+// name other vectors, so they are refused with it.
+void judge_vectors(const ConformOptions& o, const std::function<std::unique_ptr<conformance::Implementation>()>& make,
+                   const std::string& replay, int& status, bool properties) {
+  if (!o.hf_config) return judge(o, make, replay, status, properties);
+  const std::string with = "absent with --hf-config " + *o.hf_config + " (the vectors are generated from the config)";
+  if (o.vectors != default_vectors_dir()) throw InvalidParameter("--vectors", "'" + o.vectors + "'", with);
+  if (o.own_vectors) throw InvalidParameter("--own-vectors", "(given)", with);
+  TemporaryFolder folder;
+  generator::write_vectors(hf_config_vectors(*o.hf_config), folder.path());
+  ConformOptions generated = o;
+  generated.vectors = folder.path().string();
+  generated.own_vectors = true;
+  judge(generated, make, replay, status, properties);
+}
+
 }  // namespace
 
 void add_conform_command(Command& app, int& status) {
@@ -273,7 +297,7 @@ void add_conform_command(Command& app, int& status) {
     if (memory < 16 || memory > (std::int64_t{1} << 30)) {
       throw InvalidParameter("--memory-limit", o->memory_limit, "a number of MiB in [16, 2^30]");
     }
-    judge(*o, [&] { return make_implementation(o->impl, timeout, static_cast<std::size_t>(memory)); },
+    judge_vectors(*o, [&] { return make_implementation(o->impl, timeout, static_cast<std::size_t>(memory)); },
           replay_command("posenc conform --impl " + shell_quote(o->impl), *o, true), status, true);
   });
 
@@ -283,7 +307,7 @@ void add_conform_command(Command& app, int& status) {
   r.option("--results", *results, "results file").required();
   add_judging_options(r, *v);
   r.on_run([v, results, &status] {
-    judge(*v, [&] { return std::make_unique<conformance::ResultsImplementation>(*results); },
+    judge_vectors(*v, [&] { return std::make_unique<conformance::ResultsImplementation>(*results); },
           replay_command("posenc verify --results " + shell_quote(*results), *v, false), status, false);
   });
 }

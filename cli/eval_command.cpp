@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "numbers.hpp"
+#include "posenc/models/hf_config.hpp"
 #include "posenc/reference/reference.hpp"
 
 namespace posenc::cli {
@@ -21,12 +22,14 @@ struct Value {
 struct Output {
   std::string family;
   std::vector<Value> values;
+  std::string layout = "";  // RoPE: the layout used (interleaved or half), printed so that it is never assumed
 };
 
 void print(const Output& out, bool json) {
   if (json) {
     nlohmann::ordered_json j;
     j["family"] = out.family;
+    if (!out.layout.empty()) j["layout"] = out.layout;
     j["values"] = nlohmann::ordered_json::array();
     for (const auto& v : out.values) {
       nlohmann::ordered_json e;
@@ -39,6 +42,7 @@ void print(const Output& out, bool json) {
     return;
   }
   std::cout << out.family << "\n";
+  if (!out.layout.empty()) std::cout << "  layout " << out.layout << "\n";
   for (const auto& v : out.values) {
     std::cout << "  " << v.name << "\n    exact " << v.rounded.exact;
     for (Format f : kAllFormats) std::cout << "\n    " << to_string(f) << "  " << v.rounded.hex(f);
@@ -87,10 +91,12 @@ struct RopeOptions {
   Text head_dim, rotary_dim, base, layout, partial, inverse, mrope_section, position, positions,
       q_position, k_position, x, q, k, scaling, factor, original, seq_len, beta_fast, beta_slow,
       truncate, mscale, mscale_all_dim, attention_factor, low_freq_factor, high_freq_factor,
-      short_factor, long_factor;
+      short_factor, long_factor, hf_config;
   bool json = false;
 
   RopeParams params() const {
+    if (hf_config.value) return from_hf_config();
+    if (!head_dim.value) throw InvalidParameter("--head-dim", "(missing)", "given, or --hf-config FILE");
     RopeParams p;
     p.head_dim = parse_int64("--head-dim", *head_dim.value);
     p.rotary_dim = rotary_dim.value ? parse_int64("--rotary-dim", *rotary_dim.value) : p.head_dim;
@@ -123,8 +129,48 @@ struct RopeOptions {
     return p;
   }
 
+  // --hf-config: the model's RoPE from its config.json (posenc_hf_config). The config sets every
+  // parameter option; only --inverse (not a model property) and --seq-len (a forward's length,
+  // which dynamic and longrope need) may be given with it. Unread config keys are printed as notes
+  // on stderr, so that stdout is the same as with the equivalent explicit options.
+  RopeParams from_hf_config() const {
+    const std::string& file = *hf_config.value;
+    const std::pair<const Text*, const char*> set_by_config[] = {
+        {&head_dim, "--head-dim"}, {&rotary_dim, "--rotary-dim"}, {&base, "--base"}, {&layout, "--layout"},
+        {&partial, "--partial"}, {&mrope_section, "--mrope-section"}, {&scaling, "--scaling"}, {&factor, "--factor"},
+        {&original, "--original-max-positions"}, {&beta_fast, "--beta-fast"}, {&beta_slow, "--beta-slow"},
+        {&truncate, "--truncate"}, {&mscale, "--mscale"}, {&mscale_all_dim, "--mscale-all-dim"},
+        {&attention_factor, "--attention-factor"}, {&low_freq_factor, "--low-freq-factor"},
+        {&high_freq_factor, "--high-freq-factor"}, {&short_factor, "--short-factor"}, {&long_factor, "--long-factor"}};
+    for (const auto& [text, name] : set_by_config) {
+      if (text->value) {
+        throw InvalidParameter(name, "'" + *text->value + "'",
+                               "absent with --hf-config " + file + " (the config sets it)");
+      }
+    }
+    auto c = models::read_hf_config_file(file);
+    for (const auto& u : c.unread) std::cerr << "posenc: note: " << file << ": " << u << "\n";
+    RopeParams p = c.params;
+    if (inverse.value) p.inverse = parse_bool("--inverse", *inverse.value);
+    if (c.needs_seq_len()) {
+      if (!seq_len.value) {
+        throw InvalidParameter("--seq-len", "(missing)",
+                               "given with --hf-config " + file + " for its rope_type " +
+                                   std::string(to_string(p.scaling.kind)) +
+                                   " (a forward's length: largest position + 1)");
+      }
+      p.scaling.seq_len = parse_int64("--seq-len", *seq_len.value);
+    } else if (seq_len.value) {
+      throw InvalidParameter("--seq-len", "'" + *seq_len.value + "'",
+                             "absent with --hf-config " + file + ": its scaling " +
+                                 std::string(to_string(p.scaling.kind)) + " does not depend on the length");
+    }
+    return p;
+  }
+
   void add_common(Command& app) {
-    head_dim.add(app, "--head-dim", "head dimension, even >= 2").required();
+    hf_config.add(app, "--hf-config", "a Hugging Face config.json: the model's RoPE (replaces the parameter options)");
+    head_dim.add(app, "--head-dim", "head dimension, even >= 2 (required without --hf-config)");
     rotary_dim.add(app, "--rotary-dim", "rotated dimensions, even, <= head_dim (default head_dim)");
     base.add(app, "--base", "rope theta (default 10000)");
     layout.add(app, "--layout", "interleaved (default, GPT-J) or half (GPT-NeoX, HF rotate_half)");
@@ -200,7 +246,7 @@ void add_eval_command(Command& app) {
   c.on_run([rope] {
     auto p = rope->params();
     auto pos = parse_int64_list("--position", *rope->position.value);
-    Output out{"rope", {}};
+    Output out{"rope", {}, std::string(to_string(p.layout))};
     if (rope->x.value) {
       add_named(out, reference::rope_rotate(p, pos, parse_double_list("--x", *rope->x.value)), "y");
     } else {
@@ -218,8 +264,9 @@ void add_eval_command(Command& app) {
   c = eval.add_command("rope-frequencies", "per-pair inverse frequencies and attention factor");
   rfreq->add_common(c);
   c.on_run([rfreq] {
-    auto values = reference::rope_frequencies(rfreq->params());
-    Output out{"rope-frequencies", {}};
+    const auto p = rfreq->params();
+    auto values = reference::rope_frequencies(p);
+    Output out{"rope-frequencies", {}, std::string(to_string(p.layout))};
     Rounded attention = values.back();
     values.pop_back();
     add_named(out, values, "inv_freq");
@@ -254,9 +301,11 @@ void add_eval_command(Command& app) {
     } else {
       throw InvalidParameter("--positions", "(missing)", "given, or both --q-position and --k-position");
     }
-    Output out{"rope-dot", {{"dot", reference::rope_dot(rdot->params(), m, n,
-                                                        parse_double_list("--q", *rdot->q.value),
-                                                        parse_double_list("--k", *rdot->k.value))}}};
+    const auto p = rdot->params();
+    Output out{"rope-dot",
+               {{"dot", reference::rope_dot(p, m, n, parse_double_list("--q", *rdot->q.value),
+                                            parse_double_list("--k", *rdot->k.value))}},
+               std::string(to_string(p.layout))};
     print(out, rdot->json);
   });
 

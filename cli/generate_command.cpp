@@ -1,17 +1,23 @@
-// `posenc generate --out DIR`: writes the whole golden-vector set from the reference.
+// `posenc generate --out DIR`: writes the whole golden-vector set from the reference; with
+// --hf-config FILE, that model's vectors instead (hf_vectors.hpp).
 #include <iostream>
 
 #include "commands.hpp"
+#include "hf_vectors.hpp"
 #include "posenc/generator/generate.hpp"
 
 namespace posenc::cli {
 
 void add_generate_command(Command& app) {
   auto out = std::make_shared<std::string>();
+  auto hf_config = std::make_shared<std::optional<std::string>>();
   Command c = app.add_command("generate", "write the golden vectors (deterministic) and their MANIFEST");
   c.option("--out", *out, "output folder (vectors/ to refresh the shipped set)").required();
-  c.on_run([out] {
-    const auto files = generator::build_all_vectors();
+  c.option("--hf-config", *hf_config,
+           "a Hugging Face config.json: that model's vectors (rotate, table, logit; positions past its context), "
+           "for conform/verify --vectors DIR --own-vectors");
+  c.on_run([out, hf_config] {
+    const auto files = *hf_config ? hf_config_vectors(**hf_config) : generator::build_all_vectors();
     generator::write_vectors(files, *out);
     std::int64_t cases = 0;
     for (const auto& f : files) cases += f.number_of_tests();

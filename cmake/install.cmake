@@ -1,6 +1,6 @@
 # `cmake --install`: headers, the static libraries of every layer with an exported CMake package
 # (find_package(posenc CONFIG) -> posenc::spec, ::reference, ::vectors, ::expected, ::judge,
-# ::plugin_h, ::abi, ::adapters, ::reports, ::fast), one pkg-config file per layer
+# ::plugin_h, ::abi, ::adapters, ::reports, ::fast, ::hf_config), one pkg-config file per layer
 # (posenc-LAYER.pc), the posenc CLI, the reference plugin, and the vectors with their schemas
 # and MANIFEST (PREFIX/share/posenc/vectors, where the installed CLI looks).
 include(GNUInstallDirs)
@@ -8,7 +8,7 @@ include(CMakePackageConfigHelpers)
 
 # Each layer, the layers it stands on, and what else a static link of it needs (pkg-config
 # module names; libraries by -l). A consumer of one layer gets only what that layer pulls in.
-set(POSENC_LAYERS spec reference vectors expected judge plugin_h abi adapters reports fast)
+set(POSENC_LAYERS spec reference vectors expected judge plugin_h abi adapters reports fast hf_config)
 set(POSENC_spec_REQUIRES "")
 set(POSENC_reference_REQUIRES "posenc-spec mpfr gmp")
 set(POSENC_vectors_REQUIRES "posenc-spec libcrypto")
@@ -22,6 +22,7 @@ set(POSENC_adapters_LIBS "-ldl")
 set(POSENC_reports_REQUIRES "posenc-judge")
 set(POSENC_fast_REQUIRES "posenc-spec sleef")
 set(POSENC_fast_LIBS "-lpthread")
+set(POSENC_hf_config_REQUIRES "posenc-spec")
 
 set(POSENC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/posenc)
 file(RELATIVE_PATH POSENC_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
@@ -48,7 +49,7 @@ install(TARGETS ${POSENC_LIBRARIES} EXPORT posencTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS posenc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS posenc_reference_plugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/posenc)
-foreach(dir spec reference fast conformance/vectors conformance/judge conformance/abi conformance/adapters
+foreach(dir spec models reference fast conformance/vectors conformance/judge conformance/abi conformance/adapters
             conformance/reports)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()

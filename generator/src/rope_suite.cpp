@@ -14,7 +14,7 @@ std::vector<std::string> joined(std::vector<std::string> a, const std::vector<st
 
 // The sweep, cut below s.below (with below - 1, the position that sets HF's seq_len) when set.
 std::vector<std::int64_t> positions(const RopeSuite& s) {
-  auto all = s.full_sweep ? full_sweep() : short_sweep();
+  auto all = !s.sweep.empty() ? s.sweep : s.full_sweep ? full_sweep() : short_sweep();
   if (s.below <= 0) return all;
   std::erase_if(all, [&](std::int64_t p) { return p >= s.below; });
   if (std::find(all.begin(), all.end(), s.below - 1) == all.end()) all.push_back(s.below - 1);
@@ -23,6 +23,7 @@ std::vector<std::int64_t> positions(const RopeSuite& s) {
 
 std::vector<std::pair<std::int64_t, std::int64_t>> dot_pairs(const RopeSuite& s) {
   std::vector<std::pair<std::int64_t, std::int64_t>> pairs{{5, 3}, {1048581, 1048579}, {2147483647, 2147483645}};
+  if (!s.dot_pairs.empty()) pairs = s.dot_pairs;
   if (s.below <= 0) return pairs;
   std::erase_if(pairs, [&](auto pq) { return pq.first >= s.below; });
   if (s.below - 1 > 5) pairs.emplace_back(s.below - 1, s.below - 3);

@@ -20,6 +20,10 @@ struct RopeSuite {
   bool table = true;
   bool dots = true;
   std::vector<std::string> flags;                    // added to every case (e.g. ModelConfig)
+  // When not empty, these positions replace the sweep and these (m, n) pairs the logit pairs
+  // (a model's own context: model_vectors.cpp). `below` still applies.
+  std::vector<std::int64_t> sweep;
+  std::vector<std::pair<std::int64_t, std::int64_t>> dot_pairs;
 };
 
 inline RopeSuite suite(std::vector<std::string> flags, bool full_sweep = false) {

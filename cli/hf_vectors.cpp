@@ -1,0 +1,39 @@
+#include "hf_vectors.hpp"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "posenc/errors.hpp"
+#include "posenc/generator/model_vectors.hpp"
+#include "posenc/models/hf_config.hpp"
+
+namespace posenc::cli {
+
+std::vector<conformance::VectorFile> hf_config_vectors(const std::string& config_file) {
+  const auto c = models::read_hf_config_file(config_file);
+  for (const auto& u : c.unread) std::cerr << "posenc: note: " << config_file << ": " << u << "\n";
+  if (c.max_position_embeddings < 1) {
+    throw InvalidParameter("hf_config.max_position_embeddings", "(missing)",
+                           "an integer >= 1: the vectors' positions run past the model's context");
+  }
+  generator::ModelRope m;
+  m.name = std::filesystem::path(config_file).stem().string();
+  m.description = "Hugging Face config " + std::filesystem::path(config_file).filename().string() +
+                  (c.model_type.empty() ? "" : " (model_type " + c.model_type + ")");
+  m.params = c.params;
+  m.max_positions = c.max_position_embeddings;
+  return generator::model_vectors(m);
+}
+
+TemporaryFolder::TemporaryFolder() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "posenc-hf-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw Error("cannot create a temporary folder " + pattern);
+  path_ = pattern;
+}
+
+TemporaryFolder::~TemporaryFolder() {
+  std::error_code ignored;  // a destructor must not throw; a leftover folder is all that can go wrong
+  std::filesystem::remove_all(path_, ignored);
+}
+
+}  // namespace posenc::cli

@@ -1,0 +1,29 @@
+#pragma once
+// The golden vectors of the model a Hugging Face config.json describes (--hf-config of generate,
+// conform and verify), and the temporary folder conform and verify generate them into.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "posenc/vectors/vectors.hpp"
+
+namespace posenc::cli {
+
+// Reads the config (its unread keys printed to stderr as notes) and builds rope/STEM.json.
+std::vector<conformance::VectorFile> hf_config_vectors(const std::string& config_file);
+
+// A fresh folder under the system's temporary directory, removed with everything in it when this
+// object goes (also when the run throws).
+class TemporaryFolder {
+ public:
+  TemporaryFolder();
+  ~TemporaryFolder();
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace posenc::cli
