@@ -14,6 +14,7 @@ packages=(
   libmpfr-dev libgmp-dev
   librapidcheck-dev  # the judge's property checks, which `posenc conform` runs
   nlohmann-json3-dev libcli11-dev libsleef-dev
+  libsimdjson-dev    # reads the vector, results and report files (nlohmann/json writes them)
   libsimde-dev       # fast/ configures its AVX-512-emulated test library with it
   libssl-dev         # SHA-256 of the vector files (vectors/MANIFEST)
 )

@@ -11,6 +11,7 @@
 
 #include "posenc/vectors/expected.hpp"
 #include "posenc/vectors/json_reader.hpp"
+#include "posenc/vectors/json_writer.hpp"
 #include "posenc/vectors/manifest.hpp"
 #include "posenc/vectors/vector_json.hpp"
 
@@ -145,6 +146,10 @@ TEST(Vectors, MalformedFilesAreRefusedWithFileTcIdAndField) {
   expect_refused(replace(ok, "\"result\": \"invalid\"", "\"result\": \"maybe\""),
                  "tcId 1: field 'result': expected 'valid' or 'invalid'");
   expect_refused(replace(ok, "\"head\": 8,", "\"head\": 8, \"tolerance\": 1,"), "tcId 2: field 'tolerance': unknown field");
+  // A key given twice is refused, not read as one of its values.
+  expect_refused(replace(ok, "\"head\": 8,", "\"head\": 8, \"head\": 9,"), "tcId 2: field 'head': appears twice");
+  expect_refused(replace(ok, "\"mode\": \"causal\"", "\"mode\": \"causal\", \"mode\": \"causal\""),
+                 "field 'testGroups[0].params.mode': appears twice");
   expect_refused(replace(ok, "\"error\": \"alibi.n_heads\"", "\"erorr\": \"alibi.n_heads\""), "tcId 1: field 'erorr'");
 }
 
@@ -165,9 +170,13 @@ TEST(Vectors, MalformedExpectedValuesAreRefused) {
 TEST(Vectors, HexFloatsReadAsStrtodReadsThem) {
   const std::string file = "test";
   const json_io::Location at{&file, std::nullopt, "x"};
+  auto read = [&](const std::string& text) {
+    const json_io::JsonDocument document("\"" + text + "\"", file);
+    return json_io::read_hex_double(document.root(), at);
+  };
   auto expect_as_strtod = [&](const std::string& text) {
     const double want = std::strtod(text.c_str(), nullptr);
-    const double got = json_io::read_hex_double(json_io::Json(text), at);
+    const double got = read(text);
     EXPECT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(want)) << text;
   };
   std::mt19937_64 random(7);
@@ -183,7 +192,7 @@ TEST(Vectors, HexFloatsReadAsStrtodReadsThem) {
   }
   // Values binary64 cannot hold are errors, not the zero or infinity strtod returns.
   for (const char* text : {"0x1p-1075", "0x1p-1075000", "0x1p+1024", "0x1p+99999999999"}) {
-    EXPECT_THROW(json_io::read_hex_double(json_io::Json(text), at), VectorFileError) << text;
+    EXPECT_THROW(read(text), VectorFileError) << text;
   }
 }
 

@@ -8,7 +8,7 @@
 
 namespace posenc::conformance {
 
-using json_io::Json;
+using json_io::JsonValue;
 using json_io::Location;
 
 ResultsImplementation::ResultsImplementation(const std::filesystem::path& results)
@@ -16,12 +16,8 @@ ResultsImplementation::ResultsImplementation(const std::filesystem::path& result
 
 ResultsImplementation::ResultsImplementation(const std::string& document, const std::string& name) : source_(name) {
   const Location at{&source_, std::nullopt, ""};
-  Json j;
-  try {
-    j = Json::parse(document);
-  } catch (const Json::exception& e) {
-    throw VectorFileError(name + ": not valid JSON: " + e.what());
-  }
+  const json_io::JsonDocument parsed(document, name);
+  const JsonValue j = parsed.root();
   json_io::require_only(j, {"implementation", "format", "workingFormat", "results"}, at);
   name_ = json_io::read_string(json_io::member(j, "implementation", at), at.field("implementation")) + " (results " +
           name + ")";
@@ -32,26 +28,24 @@ ResultsImplementation::ResultsImplementation(const std::string& document, const 
     at.field("format").fail(e.what());
   }
   // The format the code formed its angles in (SPEC.md section 7); absent: the default.
-  if (const Json* working = json_io::optional_member(j, "workingFormat")) {
+  if (const auto working = json_io::optional_member(j, "workingFormat")) {
     const std::string w = json_io::read_string(*working, at.field("workingFormat"));
     if (w != "f32" && w != "f64") at.field("workingFormat").fail("'" + w + "': expected f32 or f64");
     working_ = parse_format(w);
   }
-  const Json& list = json_io::member(j, "results", at);
-  if (!list.is_array()) at.field("results").fail("expected an array");
+  const auto list = json_io::array_elements(json_io::member(j, "results", at), at.field("results"));
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Location entry = at.field("results").index(i);
     json_io::require_only(list[i], {"file", "tcId", "status", "values"}, entry);
     const std::string file = json_io::read_string(json_io::member(list[i], "file", entry), entry.field("file"));
     const std::int64_t tc_id = json_io::read_small_int(json_io::member(list[i], "tcId", entry), entry.field("tcId"));
     Outcome o;
-    const Json* status = json_io::optional_member(list[i], "status");
+    const auto status = json_io::optional_member(list[i], "status");
     const std::string s = status ? json_io::read_string(*status, entry.field("status")) : "ok";
     if (s == "ok") {
       o.status = Status::ok;
-      const Json& values = json_io::member(list[i], "values", entry);
       const Location at_values = entry.field("values");
-      if (!values.is_array()) at_values.fail("expected an array");
+      const auto values = json_io::array_elements(json_io::member(list[i], "values", entry), at_values);
       for (std::size_t k = 0; k < values.size(); ++k) {
         // Outputs are values of the declared format (hex floats; inf, -inf or nan allowed).
         const json_io::Where at_value(at_values, k);

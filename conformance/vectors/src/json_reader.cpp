@@ -1,5 +1,7 @@
 #include "posenc/vectors/json_reader.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -20,7 +22,7 @@ int hex_digit(char c) {
 bool is_decimal_digit(char c) { return c >= '0' && c <= '9'; }
 
 // C99 hex float as posenc writes it: -?0x[01](.hex+)?p[+-]digits, or inf/-inf, or nan.
-bool is_hex_float(const std::string& s, bool allow_inf, bool allow_nan = false) {
+bool is_hex_float(std::string_view s, bool allow_inf, bool allow_nan = false) {
   if (allow_inf && (s == "inf" || s == "-inf")) return true;
   if (allow_nan && s == "nan") return true;
   std::size_t i = s.size() > 0 && s[0] == '-' ? 1 : 0;
@@ -49,7 +51,7 @@ bool is_hex_float(const std::string& s, bool allow_inf, bool allow_nan = false) 
 // M 2^k is a normal binary64 is that double exactly: no rounding happens, so this equals
 // strtod's answer without strtod's general algorithm (it was a tenth of reading a vector file).
 // Otherwise nullopt, and strtod rounds.
-std::optional<double> exact_hex_to_double(const std::string& s) {
+std::optional<double> exact_hex_to_double(std::string_view s) {
   const bool negative = s[0] == '-';
   std::size_t i = negative ? 3 : 2;
   std::uint64_t m = 0;
@@ -76,8 +78,9 @@ std::optional<double> exact_hex_to_double(const std::string& s) {
 
 // The double a hex-float text denotes. A nonzero mantissa that underflows binary64 to zero is an
 // error, not the zero it would silently become.
-double hex_to_double(const std::string& s, const Where& at) {
-  if (const auto exact = exact_hex_to_double(s)) return *exact;
+double hex_to_double(std::string_view text, const Where& at) {
+  if (const auto exact = exact_hex_to_double(text)) return *exact;
+  const std::string s(text);
   double v = std::strtod(s.c_str(), nullptr);
   const bool nonzero_digits = s.find_first_of("123456789abcdefABCDEF", s.find('x') + 1) < s.find('p');
   if (v == 0 && nonzero_digits) at.fail("hex float '" + s + "' underflows binary64");
@@ -85,6 +88,68 @@ double hex_to_double(const std::string& s, const Where& at) {
 }
 
 }  // namespace
+
+JsonDocument::JsonDocument(const std::string& text, const std::string& name) {
+  simdjson::dom::element root;
+  if (const auto error = parser_.parse(text).get(root)) {
+    // nlohmann/json says where the text stops being JSON; simdjson names only the kind of error.
+    std::string why = simdjson::error_message(error);
+    try {
+      [[maybe_unused]] const auto parsed = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      why = e.what();
+    }
+    throw VectorFileError(name + ": not valid JSON: " + why);
+  }
+  root_ = JsonValue(root);
+}
+
+std::optional<std::int64_t> JsonValue::integer() const {
+  std::int64_t v = 0;
+  if (e_.get_int64().get(v)) return std::nullopt;
+  return v;
+}
+
+// (simdjson's get_array() and get_object() return results by value: the array or object is
+// copied out before it is walked.)
+std::vector<JsonValue> JsonValue::elements() const {
+  const simdjson::dom::array array = e_.get_array().value_unsafe();
+  std::vector<JsonValue> out;
+  out.reserve(array.size());
+  for (simdjson::dom::element e : array) out.emplace_back(e);
+  return out;
+}
+
+std::vector<std::pair<std::string_view, JsonValue>> JsonValue::members() const {
+  const simdjson::dom::object object = e_.get_object().value_unsafe();
+  std::vector<std::pair<std::string_view, JsonValue>> out;
+  for (simdjson::dom::key_value_pair kv : object) out.emplace_back(kv.key, JsonValue(kv.value));
+  return out;
+}
+
+std::size_t JsonValue::size() const {
+  // simdjson's sizes saturate at 2^24 - 1; beyond that, count.
+  constexpr std::size_t kSaturated = 0xFFFFFF;
+  std::size_t n = 0;
+  if (is_array()) {
+    const simdjson::dom::array array = e_.get_array().value_unsafe();
+    if (array.size() < kSaturated) return array.size();
+    for ([[maybe_unused]] simdjson::dom::element e : array) ++n;
+  } else if (is_object()) {
+    const simdjson::dom::object object = e_.get_object().value_unsafe();
+    if (object.size() < kSaturated) return object.size();
+    for ([[maybe_unused]] simdjson::dom::key_value_pair kv : object) ++n;
+  }
+  return n;
+}
+
+std::optional<JsonValue> JsonValue::find(std::string_view key) const {
+  if (!is_object()) return std::nullopt;
+  const simdjson::dom::object object = e_.get_object().value_unsafe();
+  simdjson::dom::element v;
+  if (object.at_key(key).get(v)) return std::nullopt;
+  return JsonValue(v);
+}
 
 Location Location::field(const std::string& key) const {
   return {file, tc_id, path.empty() ? key : path + "." + key};
@@ -103,47 +168,56 @@ void Where::fail(const std::string& what) const {
   at_->fail(what);
 }
 
-const Json& member(const Json& object, const std::string& key, const Location& at) {
+JsonValue member(const JsonValue& object, const std::string& key, const Location& at) {
   require_object(object, at);
-  auto it = object.find(key);
-  if (it == object.end()) at.field(key).fail("missing");
-  return *it;
+  const auto v = object.find(key);
+  if (!v) at.field(key).fail("missing");
+  return *v;
 }
 
-const Json* optional_member(const Json& object, const std::string& key) {
-  auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
+std::optional<JsonValue> optional_member(const JsonValue& object, const std::string& key) { return object.find(key); }
 
-void require_object(const Json& j, const Location& at) {
+void require_object(const JsonValue& j, const Location& at) {
   if (!j.is_object()) at.fail("expected an object");
 }
 
-void require_only(const Json& object, std::initializer_list<const char*> allowed, const Location& at) {
+void require_only(const JsonValue& object, std::initializer_list<const char*> allowed, const Location& at) {
   require_object(object, at);
-  for (const auto& [key, value] : object.items()) {
+  const auto members = object.members();
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const std::string_view key = members[i].first;
     bool known = false;
     for (const char* a : allowed) known = known || key == a;
-    if (!known) at.field(key).fail("unknown field");
+    if (!known) at.field(std::string(key)).fail("unknown field");
+    for (std::size_t k = 0; k < i; ++k) {
+      if (members[k].first == key) at.field(std::string(key)).fail("appears twice");
+    }
   }
 }
 
-std::string read_string(const Json& j, const Where& at) {
+std::vector<JsonValue> array_elements(const JsonValue& j, const Location& at) {
+  if (!j.is_array()) at.fail("expected an array");
+  return j.elements();
+}
+
+std::string read_string(const JsonValue& j, const Where& at) {
   if (!j.is_string()) at.fail("expected a string");
-  return j.get<std::string>();
+  return std::string(j.string());
 }
 
-bool read_bool(const Json& j, const Where& at) {
+bool read_bool(const JsonValue& j, const Where& at) {
   if (!j.is_boolean()) at.fail("expected true or false");
-  return j.get<bool>();
+  return j.boolean();
 }
 
-std::int64_t read_small_int(const Json& j, const Where& at) {
+std::int64_t read_small_int(const JsonValue& j, const Where& at) {
   if (!j.is_number_integer()) at.fail("expected an integer");
-  return j.get<std::int64_t>();
+  const auto v = j.integer();
+  if (!v) at.fail("expected an integer in [-2^63, 2^63-1]");
+  return *v;
 }
 
-std::int64_t read_decimal_int(const Json& j, const Where& at) {
+std::int64_t read_decimal_int(const JsonValue& j, const Where& at) {
   const std::string s = read_string(j, at);
   errno = 0;
   char* end = nullptr;
@@ -155,63 +229,49 @@ std::int64_t read_decimal_int(const Json& j, const Where& at) {
   return v;
 }
 
-double read_hex_double(const Json& j, const Where& at, bool allow_nan) {
-  const std::string s = read_string(j, at);
+double read_hex_double(const JsonValue& j, const Where& at, bool allow_nan) {
+  if (!j.is_string()) at.fail("expected a string");
+  const std::string_view s = j.string();
   if (allow_nan && s == "nan") return NAN;
   if (!is_hex_float(s, false)) {
-    at.fail("expected a finite C99 hex float string" + std::string(allow_nan ? " or nan" : "") + ", got '" + s + "'");
+    at.fail("expected a finite C99 hex float string" + std::string(allow_nan ? " or nan" : "") + ", got '" +
+            std::string(s) + "'");
   }
   double v = hex_to_double(s, at);
-  if (std::isinf(v)) at.fail("hex float '" + s + "' overflows binary64");
+  if (std::isinf(v)) at.fail("hex float '" + std::string(s) + "' overflows binary64");
   return v;
 }
 
-std::uint64_t read_format_bits(const Json& j, Format f, const Where& at) {
-  const std::string s = read_string(j, at);
-  if (!is_hex_float(s, true, true)) at.fail("expected a C99 hex float string, inf or nan, got '" + s + "'");
+std::uint64_t read_format_bits(const JsonValue& j, Format f, const Where& at) {
+  if (!j.is_string()) at.fail("expected a string");
+  const std::string_view s = j.string();
+  if (!is_hex_float(s, true, true)) at.fail("expected a C99 hex float string, inf or nan, got '" + std::string(s) + "'");
   const double v = s == "inf" ? INFINITY : s == "-inf" ? -INFINITY : s == "nan" ? NAN : hex_to_double(s, at);
   auto bits = exact_bits(f, v);
   if (!bits) {
-    at.fail("'" + s + "' is not exactly representable in " + std::string(to_string(f)));
+    at.fail("'" + std::string(s) + "' is not exactly representable in " + std::string(to_string(f)));
   }
   return *bits;
 }
 
 template <class T, class Read>
-std::vector<T> read_array(const Json& j, const Location& at, Read read) {
-  if (!j.is_array()) at.fail("expected an array");
+std::vector<T> read_array(const JsonValue& j, const Location& at, Read read) {
   std::vector<T> out;
-  out.reserve(j.size());
-  for (std::size_t i = 0; i < j.size(); ++i) out.push_back(read(j[i], Where(at, i)));
+  std::size_t i = 0;
+  for (const JsonValue& v : array_elements(j, at)) out.push_back(read(v, Where(at, i++)));
   return out;
 }
 
-std::vector<std::int64_t> read_decimal_int_array(const Json& j, const Location& at) {
+std::vector<std::int64_t> read_decimal_int_array(const JsonValue& j, const Location& at) {
   return read_array<std::int64_t>(j, at, read_decimal_int);
 }
 
-std::vector<double> read_hex_double_array(const Json& j, const Location& at, bool allow_nan) {
-  return read_array<double>(j, at, [allow_nan](const Json& v, const Where& a) { return read_hex_double(v, a, allow_nan); });
+std::vector<double> read_hex_double_array(const JsonValue& j, const Location& at, bool allow_nan) {
+  return read_array<double>(j, at, [allow_nan](const JsonValue& v, const Where& a) { return read_hex_double(v, a, allow_nan); });
 }
 
-std::vector<std::string> read_string_array(const Json& j, const Location& at) {
+std::vector<std::string> read_string_array(const JsonValue& j, const Location& at) {
   return read_array<std::string>(j, at, read_string);
-}
-
-std::string decimal_int(std::int64_t v) { return std::to_string(v); }
-
-std::string hex_double(double v) { return hex_float(Format::f64, std::bit_cast<std::uint64_t>(v)); }
-
-Json hex_double_array(const std::vector<double>& v) {
-  Json a = Json::array();
-  for (double x : v) a.push_back(hex_double(x));
-  return a;
-}
-
-Json decimal_int_array(const std::vector<std::int64_t>& v) {
-  Json a = Json::array();
-  for (auto x : v) a.push_back(decimal_int(x));
-  return a;
 }
 
 }  // namespace posenc::conformance::json_io

@@ -46,7 +46,7 @@ Json to_json(const LearnedParams& p) { return Json{{"max_positions", p.max_posit
 
 // Enum names are parsed by the parameter definitions; their InvalidParameter becomes a file error.
 template <class F>
-auto parse_name(const Json& j, const Location& at, F parse) {
+auto parse_name(const JsonValue& j, const Location& at, F parse) {
   std::string s = read_string(j, at);
   try {
     return parse(s);
@@ -55,7 +55,7 @@ auto parse_name(const Json& j, const Location& at, F parse) {
   }
 }
 
-SinusoidalParams sinusoidal_from(const Json& j, const Location& at) {
+SinusoidalParams sinusoidal_from(const JsonValue& j, const Location& at) {
   require_only(j, {"d_model", "base", "layout", "frequencies"}, at);
   SinusoidalParams p;
   p.d_model = read_small_int(member(j, "d_model", at), at.field("d_model"));
@@ -65,7 +65,7 @@ SinusoidalParams sinusoidal_from(const Json& j, const Location& at) {
   return p;
 }
 
-RopeScaling scaling_from(const Json& j, const Location& at) {
+RopeScaling scaling_from(const JsonValue& j, const Location& at) {
   require_only(j, {"kind", "factor", "original_max_positions", "seq_len", "beta_fast", "beta_slow", "truncate",
                    "mscale", "mscale_all_dim", "attention_factor", "low_freq_factor", "high_freq_factor",
                    "short_factor", "long_factor"},
@@ -73,28 +73,28 @@ RopeScaling scaling_from(const Json& j, const Location& at) {
   RopeScaling s;
   s.kind = parse_name(member(j, "kind", at), at.field("kind"), parse_rope_scaling_kind);
   auto real = [&](const char* key, std::optional<double>& v) {
-    if (auto* m = optional_member(j, key)) v = read_hex_double(*m, at.field(key));
+    if (auto m = optional_member(j, key)) v = read_hex_double(*m, at.field(key));
   };
   auto integer = [&](const char* key, std::optional<std::int64_t>& v) {
-    if (auto* m = optional_member(j, key)) v = read_decimal_int(*m, at.field(key));
+    if (auto m = optional_member(j, key)) v = read_decimal_int(*m, at.field(key));
   };
   real("factor", s.factor);
   integer("original_max_positions", s.original_max_positions);
   integer("seq_len", s.seq_len);
   real("beta_fast", s.beta_fast);
   real("beta_slow", s.beta_slow);
-  if (auto* m = optional_member(j, "truncate")) s.truncate = read_bool(*m, at.field("truncate"));
+  if (auto m = optional_member(j, "truncate")) s.truncate = read_bool(*m, at.field("truncate"));
   real("mscale", s.mscale);
   real("mscale_all_dim", s.mscale_all_dim);
   real("attention_factor", s.attention_factor);
   real("low_freq_factor", s.low_freq_factor);
   real("high_freq_factor", s.high_freq_factor);
-  if (auto* m = optional_member(j, "short_factor")) s.short_factor = read_hex_double_array(*m, at.field("short_factor"));
-  if (auto* m = optional_member(j, "long_factor")) s.long_factor = read_hex_double_array(*m, at.field("long_factor"));
+  if (auto m = optional_member(j, "short_factor")) s.short_factor = read_hex_double_array(*m, at.field("short_factor"));
+  if (auto m = optional_member(j, "long_factor")) s.long_factor = read_hex_double_array(*m, at.field("long_factor"));
   return s;
 }
 
-RopeParams rope_from(const Json& j, const Location& at) {
+RopeParams rope_from(const JsonValue& j, const Location& at) {
   require_only(j, {"head_dim", "rotary_dim", "base", "layout", "partial", "inverse", "mrope_section", "scaling"}, at);
   RopeParams p;
   p.head_dim = read_small_int(member(j, "head_dim", at), at.field("head_dim"));
@@ -103,16 +103,16 @@ RopeParams rope_from(const Json& j, const Location& at) {
   p.layout = parse_name(member(j, "layout", at), at.field("layout"), parse_rope_layout);
   p.partial = parse_name(member(j, "partial", at), at.field("partial"), parse_partial_rotary);
   p.inverse = read_bool(member(j, "inverse", at), at.field("inverse"));
-  if (auto* m = optional_member(j, "mrope_section")) {
-    auto sections = at.field("mrope_section");
-    if (!m->is_array()) sections.fail("expected an array");
-    for (std::size_t i = 0; i < m->size(); ++i) p.mrope_section.push_back(read_small_int((*m)[i], sections.index(i)));
+  if (auto m = optional_member(j, "mrope_section")) {
+    const Location sections = at.field("mrope_section");
+    std::size_t i = 0;
+    for (const JsonValue& v : array_elements(*m, sections)) p.mrope_section.push_back(read_small_int(v, Where(sections, i++)));
   }
   p.scaling = scaling_from(member(j, "scaling", at), at.field("scaling"));
   return p;
 }
 
-AlibiParams alibi_from(const Json& j, const Location& at) {
+AlibiParams alibi_from(const JsonValue& j, const Location& at) {
   require_only(j, {"n_heads", "mode"}, at);
   AlibiParams p;
   p.n_heads = read_small_int(member(j, "n_heads", at), at.field("n_heads"));
@@ -120,7 +120,7 @@ AlibiParams alibi_from(const Json& j, const Location& at) {
   return p;
 }
 
-LearnedParams learned_from(const Json& j, const Location& at) {
+LearnedParams learned_from(const JsonValue& j, const Location& at) {
   require_only(j, {"max_positions", "dim"}, at);
   LearnedParams p;
   p.max_positions = read_small_int(member(j, "max_positions", at), at.field("max_positions"));
@@ -134,7 +134,7 @@ Json params_to_json(const Params& p) {
   return std::visit([](const auto& v) { return to_json(v); }, p);
 }
 
-Params params_from_json(CaseType type, const Json& j, const Location& at) {
+Params params_from_json(CaseType type, const JsonValue& j, const Location& at) {
   const std::string_view family = family_of(type);
   if (family == "sinusoidal") return sinusoidal_from(j, at);
   if (family == "rope") return rope_from(j, at);

@@ -1,18 +1,70 @@
 #pragma once
 // Typed access to a parsed JSON document that reports every problem as a VectorFileError naming
 // the file, the test case (tcId) when inside one, and the field's path.
+//
+// Documents are parsed with simdjson's DOM: a vector file is tens of megabytes of short strings,
+// and nlohmann/json's parser spent ~70% of `posenc list` building its tree (one allocation per
+// value), several times more under the sanitizers. Writing stays with nlohmann (json_writer.hpp).
+#include <simdjson.h>
+
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
-#include "posenc/vectors/vector_json.hpp"
 #include "posenc/formats.hpp"
+#include "posenc/vectors/vector_json.hpp"
 
 namespace posenc::conformance::json_io {
 
-using Json = nlohmann::ordered_json;
+// A value of a parsed document: a view, valid while its JsonDocument lives.
+class JsonValue {
+ public:
+  JsonValue() = default;
+  explicit JsonValue(simdjson::dom::element e) : e_(e) {}
+
+  bool is_object() const { return e_.is_object(); }
+  bool is_array() const { return e_.is_array(); }
+  bool is_string() const { return e_.is_string(); }
+  bool is_boolean() const { return e_.is_bool(); }
+  bool is_null() const { return e_.is_null(); }
+  bool is_number() const { return e_.is_number(); }
+  bool is_number_integer() const { return e_.is_int64() || e_.is_uint64(); }
+
+  // Each requires its type (checked by the caller with is_*).
+  std::string_view string() const { return e_.get_string().value_unsafe(); }
+  bool boolean() const { return e_.get_bool().value_unsafe(); }
+  double number() const { return e_.get_double().value_unsafe(); }
+  // An integer in [-2^63, 2^63-1], or nullopt for one beyond it.
+  std::optional<std::int64_t> integer() const;
+
+  // An array's elements or an object's members, in document order (simdjson walks them; it
+  // does not index them).
+  std::vector<JsonValue> elements() const;
+  std::vector<std::pair<std::string_view, JsonValue>> members() const;
+  std::size_t size() const;  // of an array or object
+  std::optional<JsonValue> find(std::string_view key) const;  // an object's member
+  std::string text() const { return simdjson::to_string(e_); }  // the value as minified JSON
+
+ private:
+  simdjson::dom::element e_;
+};
+
+// A parsed document; its values point into it.
+class JsonDocument {
+ public:
+  // A VectorFileError "NAME: not valid JSON: ..." unless `text` is one JSON value.
+  JsonDocument(const std::string& text, const std::string& name);
+  JsonDocument(const JsonDocument&) = delete;
+  JsonDocument& operator=(const JsonDocument&) = delete;
+  JsonValue root() const { return root_; }
+
+ private:
+  simdjson::dom::parser parser_;
+  JsonValue root_;
+};
 
 // Where a value sits: file, optional tcId, dotted field path.
 struct Location {
@@ -41,24 +93,22 @@ class Where {
   bool is_element_ = false;
 };
 
-const Json& member(const Json& object, const std::string& key, const Location& at);
-const Json* optional_member(const Json& object, const std::string& key);
-void require_object(const Json& j, const Location& at);
-void require_only(const Json& object, std::initializer_list<const char*> allowed, const Location& at);
+JsonValue member(const JsonValue& object, const std::string& key, const Location& at);
+std::optional<JsonValue> optional_member(const JsonValue& object, const std::string& key);
+void require_object(const JsonValue& j, const Location& at);
+// Every key of `object` is one of `allowed`, and none appears twice.
+void require_only(const JsonValue& object, std::initializer_list<const char*> allowed, const Location& at);
+// The elements of an array (an error unless `j` is one).
+std::vector<JsonValue> array_elements(const JsonValue& j, const Location& at);
 
-std::string read_string(const Json& j, const Where& at);
-bool read_bool(const Json& j, const Where& at);
-std::int64_t read_small_int(const Json& j, const Where& at);  // a JSON integer (dims, counts)
-std::int64_t read_decimal_int(const Json& j, const Where& at);  // a decimal string (positions)
-double read_hex_double(const Json& j, const Where& at, bool allow_nan = false);  // a finite C99 hex-float string (or nan)
-std::uint64_t read_format_bits(const Json& j, Format f, const Where& at);  // hex float (or inf, nan) exact in f
-std::vector<std::int64_t> read_decimal_int_array(const Json& j, const Location& at);
-std::vector<double> read_hex_double_array(const Json& j, const Location& at, bool allow_nan = false);
-std::vector<std::string> read_string_array(const Json& j, const Location& at);
-
-std::string decimal_int(std::int64_t v);
-std::string hex_double(double v);
-Json hex_double_array(const std::vector<double>& v);
-Json decimal_int_array(const std::vector<std::int64_t>& v);
+std::string read_string(const JsonValue& j, const Where& at);
+bool read_bool(const JsonValue& j, const Where& at);
+std::int64_t read_small_int(const JsonValue& j, const Where& at);  // a JSON integer (dims, counts)
+std::int64_t read_decimal_int(const JsonValue& j, const Where& at);  // a decimal string (positions)
+double read_hex_double(const JsonValue& j, const Where& at, bool allow_nan = false);  // a finite C99 hex-float string (or nan)
+std::uint64_t read_format_bits(const JsonValue& j, Format f, const Where& at);  // hex float (or inf, nan) exact in f
+std::vector<std::int64_t> read_decimal_int_array(const JsonValue& j, const Location& at);
+std::vector<double> read_hex_double_array(const JsonValue& j, const Location& at, bool allow_nan = false);
+std::vector<std::string> read_string_array(const JsonValue& j, const Location& at);
 
 }  // namespace posenc::conformance::json_io
