@@ -10,32 +10,43 @@ What a reader needs to see is checked where the browser laid it out:
 - the properties table counts, per report, as many passed, failed and unsupported rows as the
   JSON report, and the verdict text counts the unsupported ones as unsupported (never as passed
   or "0 failed");
-- the screenshot shows pixels of every series colour (formats) present in the reports;
+- the screenshot of the whole page shows pixels of every series colour (formats) present in the
+  reports;
 - every failing property's counterexample and the replay command are on the page;
-- the page logs nothing to the console (no errors, no warnings).
+- the page logs nothing to the console (no messages, no uncaught errors, no browser warnings).
+
+One browser serves every page of a run: Chromium is driven through the DevTools protocol on a
+pipe (--remote-debugging-pipe), which loads a page, runs the probe in it and screenshots that same
+page, where a command-line run (--dump-dom, --screenshot) costs a launch of seconds for each.
+
+Runs with Debian's /usr/bin/python3 (tests/browser/CMakeLists.txt), whose python3-pil
+scripts/install-deps.sh installs with chromium; the DevTools client is the standard library's.
 
 Usage: check_html_report.py CHROMIUM PAGE.html REPORT.json [REPORT.json ...]
        check_html_report.py CHROMIUM --self-test PAGE.html REPORT.json ...
---self-test breaks copies of the page (one series removed; a console error added) and exits 0
-only if the check rejects both: the check can fail.
+--self-test breaks copies of the page (a series removed, a passing point moved above its line,
+an unsupported property counted as passed, a console error added) and exits 0 only if the check
+rejects each: the check can fail.
 """
+import base64
 import html
+import io
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 import tempfile
 
-import numpy
 from PIL import Image
 
 FORMAT_COLOURS = {"f64": (0x1F, 0x5F, 0xA8), "f32": (0xD9, 0x73, 0x0D), "bf16": (0x2B, 0x8A, 0x3E), "f16": (0x8E, 0x44, 0xAD)}
 X_LABEL = "|position| + 1"
 Y_LABEL = "worst margin (error / bound)"
 
-# Runs inside the page (an instrumented copy): what the browser rendered, as JSON on <body>.
-PROBE = """<script>
+# Runs in the loaded page: what the browser rendered (a JSON string).
+PROBE = """(() => {
 const plots = [];
 for (const svg of document.querySelectorAll('svg.error-plot')) {
   const drawn = g => { const b = g.getBBox(); return b.width > 0 || b.height > 0; };
@@ -56,36 +67,98 @@ for (const svg of document.querySelectorAll('svg.error-plot')) {
 const rows = [...document.querySelectorAll('table.properties')].map(t =>
   Object.fromEntries(['passed', 'failed', 'unsupported'].map(k => [k, t.querySelectorAll('tr.property.' + k).length])));
 const verdicts = [...document.querySelectorAll('section.verdict')].map(s => s.innerText);
-document.body.dataset.probe = JSON.stringify({plots, rows, verdicts, height: document.documentElement.scrollHeight, text: document.body.innerText});
-</script>"""
+return JSON.stringify({plots, rows, verdicts, height: document.documentElement.scrollHeight, text: document.body.innerText});
+})()"""
+# Width of the page in the browser, probe and screenshot alike.
+WIDTH = 1200
+# What a page may say on the console: nothing. Messages, uncaught errors and the browser's own warnings.
+CONSOLE_EVENTS = ("Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded")
 
 
-def chromium(browser, args, page):
-    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
-           *args, "file://" + os.path.abspath(page)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+class Browser:
+    """One headless Chromium, driven through the DevTools protocol: NUL-terminated JSON messages,
+    commands on the browser's fd 3 and replies and events on its fd 4 (--remote-debugging-pipe)."""
+
+    def __init__(self, path):
+        self.profile = tempfile.TemporaryDirectory()
+        self.log = tempfile.TemporaryFile("w+")
+        # The shell moves our pipes to fds 3 and 4, where Chromium looks for them.
+        self.process = subprocess.Popen(
+            ["sh", "-c", 'exec "$0" "$@" 3<&0 4>&1 </dev/null >&2', path, "--headless", "--no-sandbox", "--disable-gpu",
+             "--hide-scrollbars", "--remote-debugging-pipe", "--user-data-dir=" + self.profile.name, "about:blank"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
+        self.last_id = 0
+        self.pending = b""
+        self.events = []
+
+    def close(self):
+        self.process.stdin.close()  # Chromium exits when its command pipe closes.
+        self.process.wait(timeout=60)
+        self.profile.cleanup()
+
+    def fail(self, why):
+        self.log.seek(0)
+        raise SystemExit(f"the browser {why}; its stderr:\n" + self.log.read()[-2000:])
+
+    def receive(self):
+        while b"\0" not in self.pending:
+            # A browser that hangs fails the check rather than the test's timeout.
+            if not select.select([self.process.stdout], [], [], 120)[0]:
+                self.fail("did not answer within 120 s")
+            chunk = os.read(self.process.stdout.fileno(), 1 << 20)
+            if not chunk:
+                self.fail("closed the connection")
+            self.pending += chunk
+        message, self.pending = self.pending.split(b"\0", 1)
+        return json.loads(message)
+
+    def call(self, method, session=None, **params):
+        """Sends a command and returns its result; events that arrive meanwhile are kept."""
+        self.last_id += 1
+        message = {"id": self.last_id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        self.process.stdin.write(json.dumps(message).encode() + b"\0")
+        self.process.stdin.flush()
+        while (reply := self.receive()).get("id") != self.last_id:
+            self.events.append(reply)
+        if "error" in reply:
+            self.fail(f"refused {method}: {reply['error']}")
+        return reply["result"]
+
+    def take_events(self, session, methods):
+        taken = [e for e in self.events if e.get("sessionId") == session and e["method"] in methods]
+        self.events = [e for e in self.events if e not in taken]
+        return taken
+
+    def render(self, page):
+        """Loads PAGE in a fresh tab: (what PROBE saw, the console's messages, a PNG of the whole page)."""
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        s = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(domain + ".enable", s)
+        self.call("Emulation.setDeviceMetricsOverride", s, width=WIDTH, height=800, deviceScaleFactor=1, mobile=False)
+        navigation = self.call("Page.navigate", s, url="file://" + os.path.abspath(page))
+        if "errorText" in navigation:
+            self.fail(f"could not load {page}: {navigation['errorText']}")
+        while not self.take_events(s, ("Page.loadEventFired",)):
+            self.events.append(self.receive())
+        seen = json.loads(self.call("Runtime.evaluate", s, expression=PROBE, returnByValue=True)["result"]["value"])
+        # optimizeForSpeed: a faster PNG encoding, still lossless; it halves a long page's capture.
+        shot = self.call("Page.captureScreenshot", s, format="png", captureBeyondViewport=True, optimizeForSpeed=True,
+                         clip={"x": 0, "y": 0, "width": WIDTH, "height": seen["height"], "scale": 1})
+        console = [json.dumps(e["params"])[:300] for e in self.take_events(s, CONSOLE_EVENTS)]
+        self.call("Target.closeTarget", targetId=target)
+        self.events = [e for e in self.events if e.get("sessionId") != s]
+        return seen, console, base64.b64decode(shot["data"])
 
 
-def probe(browser, page):
-    with open(page, encoding="utf-8") as f:
-        text = f.read()
-    with tempfile.NamedTemporaryFile("w", suffix=".html", delete=False, encoding="utf-8") as f:
-        f.write(text.replace("</body>", PROBE + "</body>"))
-        instrumented = f.name
-    try:
-        out = chromium(browser, ["--dump-dom"], instrumented)
-    finally:
-        os.unlink(instrumented)
-    m = re.search(r'data-probe="([^"]*)"', out.stdout)
-    if not m:
-        raise SystemExit("the browser did not run the probe; stderr:\n" + out.stderr[-2000:])
-    return json.loads(html.unescape(m.group(1)))
-
-
-def colour_counts(path, colours):
-    """Pixels of the screenshot within a small distance of each named colour."""
-    pixels = numpy.asarray(Image.open(path).convert("RGB"), dtype=numpy.int16)
-    return {name: int((numpy.abs(pixels - numpy.array(rgb)).max(axis=2) <= 6).sum()) for name, rgb in colours.items()}
+def colour_counts(png, colours):
+    """Pixels of the screenshot within a small distance of each named colour (from the page's few
+    thousand distinct colours, not its millions of pixels)."""
+    histogram = Image.open(io.BytesIO(png)).convert("RGB").getcolors(1 << 24)
+    return {name: sum(n for n, c in histogram if max(abs(a - b) for a, b in zip(c, rgb)) <= 6)
+            for name, rgb in colours.items()}
 
 
 def expected_plots(reports):
@@ -115,7 +188,7 @@ def property_counts(report):
 
 def check(browser, page, reports):
     problems = []
-    seen = probe(browser, page)
+    seen, console, png = browser.render(page)
     want = expected_plots(reports)
     got = {p["file"]: p for p in seen["plots"]}
     if sorted(got) != sorted(want):
@@ -157,27 +230,27 @@ def check(browser, page, reports):
                 if r["replay"] not in seen["text"]:
                     problems.append(f"failing property {prop['name']}: replay command not on the page")
 
-    with tempfile.TemporaryDirectory() as tmp:
-        shot = os.path.join(tmp, "page.png")
-        out = chromium(browser, [f"--window-size=1200,{min(int(seen['height']) + 20, 16000)}", "--screenshot=" + shot], page)
-        console = [line for line in out.stderr.splitlines() if ":CONSOLE" in line]
-        if console:
-            problems.append("console messages: " + " | ".join(console))
-        if not os.path.exists(shot):
-            problems.append("no screenshot: " + out.stderr[-500:])
-        else:
-            formats = {f for labels, _, _ in want.values() for label in labels for f in [label.split(" ")[0]]}
-            counts = colour_counts(shot, {f: FORMAT_COLOURS[f] for f in formats})
-            for f, n in counts.items():
-                if n < 20:
-                    problems.append(f"screenshot: {n} pixels of the {f} series colour")
-            print(f"{page}: {len(got)} plots, screenshot pixels per series colour {counts}")
+    if console:
+        problems.append("console messages: " + " | ".join(console))
+    formats = {label.split(" ")[0] for labels, _, _ in want.values() for label in labels}
+    counts = colour_counts(png, {f: FORMAT_COLOURS[f] for f in formats})
+    for f, n in counts.items():
+        if n < 20:
+            problems.append(f"screenshot: {n} pixels of the {f} series colour")
+    print(f"{page}: {len(got)} plots, screenshot pixels per series colour {counts}")
     return problems
 
 
 def main():
     args = sys.argv[1:]
-    browser = args.pop(0)
+    browser = Browser(args.pop(0))
+    try:
+        return run(browser, args)
+    finally:
+        browser.close()
+
+
+def run(browser, args):
     self_test = args[0] == "--self-test"
     if self_test:
         args.pop(0)
@@ -207,9 +280,9 @@ def main():
     }
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
-        for name, variant in broken.items():
+        for i, (name, variant) in enumerate(broken.items()):
             assert variant != text, name
-            path = os.path.join(tmp, "broken.html")
+            path = os.path.join(tmp, f"broken{i}.html")  # a name of its own: no page served from a cache
             with open(path, "w", encoding="utf-8") as f:
                 f.write(variant)
             problems = check(browser, path, reports)
