@@ -98,6 +98,9 @@ void ServeSession::cases(const Json& request, std::ostream& out) {
   // -1: every case; 0: the invalid ones; 1: the valid ones. (An int: GCC 12 warns falsely on an
   // optional<bool> here.)
   const int want_valid = valid ? static_cast<int>(jio::read_bool(*valid, at.field("valid"))) : -1;
+  // "expected": true also sends each valid case's correct roundings (for measuring one's own error).
+  const Json* expected = jio::optional_member(request, "expected");
+  const bool with_expected = expected && jio::read_bool(*expected, at.field("expected"));
   std::int64_t files = 0, cases = 0;
   // One line per file: the protocol's batch, so a session costs a message per file, not per case.
   for (const auto& m : conformance::select_files(manifest_, options.filter, options.exclude)) {
@@ -110,7 +113,7 @@ void ServeSession::cases(const Json& request, std::ostream& out) {
       Json tests = Json::array();
       for (const auto& c : g.tests) {
         if (want_valid >= 0 && c.valid != (want_valid == 1)) continue;
-        Json jc = jio::case_to_json(g.type, c, false);
+        Json jc = jio::case_to_json(g.type, c, with_expected);
         Json formats = Json::array();
         for (Format f : judged_in(g, c, options)) formats.push_back(to_string(f));
         jc["formats"] = std::move(formats);
@@ -134,6 +137,9 @@ Json ServeSession::judge(const Json& request) {
   const Format f = parse_format(format);
   const Json* elements_member = jio::optional_member(request, "elements");
   const bool elements = elements_member && jio::read_bool(*elements_member, at.field("elements"));
+  // "verdicts": false keeps the outputs for finish without judging each now (the batch route).
+  const Json* verdicts_member = jio::optional_member(request, "verdicts");
+  const bool want_verdicts = !verdicts_member || jio::read_bool(*verdicts_member, at.field("verdicts"));
   if (std::find(options_.formats.begin(), options_.formats.end(), f) == options_.formats.end()) {
     throw InvalidParameter("format", "'" + format + "'", "one of the session's formats (" + format_names(options_.formats) + ")");
   }
@@ -189,9 +195,10 @@ Json ServeSession::judge(const Json& request) {
   }
   Json verdicts = Json::array();
   for (auto& [g, c, o] : checked) {
-    verdicts.push_back(serve_verdict(*g, *c, o, f, options_.tolerance, elements));
+    if (want_verdicts) verdicts.push_back(serve_verdict(*g, *c, o, f, options_.tolerance, elements));
     submitted_.submit(path, c->tc_id, f, std::move(o));
   }
+  if (!want_verdicts) return Json{{"file", path}, {"format", format}, {"submitted", checked.size()}};
   return Json{{"file", path}, {"format", format}, {"verdicts", std::move(verdicts)}};
 }
 
@@ -225,10 +232,10 @@ void ServeSession::handle(const std::string& line, std::ostream& out) {
       jio::require_only(request, {"op"}, at);
       out << describe().dump() << "\n";
     } else if (op == "cases") {
-      jio::require_only(request, {"op", "filter", "exclude", "formats", "valid"}, at);
+      jio::require_only(request, {"op", "filter", "exclude", "formats", "valid", "expected"}, at);
       cases(request, out);
     } else if (op == "judge") {
-      jio::require_only(request, {"op", "file", "format", "results", "elements"}, at);
+      jio::require_only(request, {"op", "file", "format", "results", "elements", "verdicts"}, at);
       out << judge(request).dump() << "\n";
     } else if (op == "finish") {
       jio::require_only(request, {"op", "filter", "exclude", "formats"}, at);

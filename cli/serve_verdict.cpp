@@ -52,7 +52,7 @@ Json serve_verdict(const conformance::VectorGroup& g, const conformance::VectorC
   }
   if (o.status == Status::invalid) {
     v["margin"] = "inf";
-    return verdict("fail", "refused valid parameters");
+    return verdict("fail", "refused valid parameters: " + o.message);  // the runner's words
   }
   const auto specs = conformance::element_specs(g, c);
   const conformance::CaseJudgement judged = conformance::judge_values(g, c, specs, o.values, f, t, o.derived);

@@ -62,6 +62,14 @@ class Case:
             out["table"] = convert(self.table)
         return out
 
+    def expected(self, fmt, torch=False, device=None):
+        """The correctly rounded outputs in fmt (asked for with Session.cases(expected=True))."""
+        if "expected" not in self.raw:
+            raise F.PosencError(f"{self.file} tcId {self.tc_id}: no expected values (Session.cases(expected=True) "
+                                "fetches them)")
+        values = F.from_hex(self.raw["expected"][F.check_format(fmt)])
+        return F.to_torch(fmt, values, device) if torch else F.to_numpy(fmt, values)
+
     def x(self, fmt, torch=False, device=None):
         return self.inputs(fmt, torch, device)["x"]
 

@@ -31,9 +31,10 @@ def cases(pattern, formats=None, profile="strict", argname="case", valid=True, w
 class CaseRun:
     """One case in one format, as the test receives it."""
 
-    def __init__(self, session, case, fmt):
+    def __init__(self, session, case, fmt, judged):
         self.session, self.case, self.format = session, case, fmt
         self.verdict = None
+        self._judged = judged  # the session's (files, formats) judged: the summary's selection
 
     @property
     def id(self):
@@ -60,6 +61,8 @@ class CaseRun:
         """Judges the outputs (or a status, "invalid" or "unsupported"); AssertionError on a fail."""
         __tracebackhide__ = True
         self.verdict = self.session.judge(self.case, self.format, outputs, status=status)
+        self._judged[0].add(self.case.file)
+        self._judged[1].add(self.format)
         return self.verdict.check()
 
     def __repr__(self):
@@ -88,7 +91,8 @@ class _Sessions:
         if want not in self.cases:
             self.cases[want] = session.cases(filter=pattern, formats=formats, valid=kw["valid"])
         where = kw["where"] or (lambda c: True)
-        return key, [CaseRun(session, c, f) for c in self.cases[want] if where(c) for f in c.formats]
+        judged = self.judged.setdefault(key, (set(), set()))
+        return key, [CaseRun(session, c, f, judged) for c in self.cases[want] if where(c) for f in c.formats]
 
 
 def pytest_configure(config):
@@ -113,18 +117,10 @@ def pytest_pyfunc_call(pyfuncitem):
     run = pyfuncitem.funcargs[mark.kwargs["argname"]]
     args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
     returned = pyfuncitem.obj(**args)
-    sessions = pyfuncitem.config._posenc
-    key = next(k for k, s in sessions.sessions.items() if s is run.session)
-    files, formats = sessions.judged.setdefault(key, (set(), set()))
     if run.verdict is None:
         if returned is None:
             raise AssertionError(f"posenc: {run.id}: the test neither returned its outputs nor called case.submit()")
-        files.add(run.case.file)
-        formats.add(run.format)
         run.submit(returned)
-    else:
-        files.add(run.case.file)
-        formats.add(run.format)
     if run.verdict.verdict == "not judged":  # e.g. a vacuous bound: neither a pass nor a fail
         pytest.skip(f"posenc: {run.id} not judged: {run.verdict.message}")
     return True

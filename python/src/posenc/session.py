@@ -63,16 +63,19 @@ class Session:
         return self._answer()
 
     # --- cases ---------------------------------------------------------------------------------
-    def cases(self, filter=None, formats=None, exclude=None, valid=True):
+    def cases(self, filter=None, formats=None, exclude=None, valid=True, expected=False):
         """The cases of the vector files `filter` selects (patterns as `posenc verify --filter`:
         rope/none, rope, 'rope/y*'; default every file), each with the formats it is judged in
-        among `formats` (default the session's). valid: True (default), False, or None for both."""
+        among `formats` (default the session's). valid: True (default), False, or None for both.
+        expected: also fetch each case's correct roundings (Case.expected(fmt))."""
         request = {"op": "cases"}
         for key, value in (("filter", filter), ("exclude", exclude), ("formats", formats)):
             if value is not None:
                 request[key] = [value] if isinstance(value, str) else list(value)
         if valid is not None:
             request["valid"] = bool(valid)
+        if expected:
+            request["expected"] = True
         self._send(request)
         out = []
         while True:
@@ -90,8 +93,21 @@ class Session:
         return self.judge_file(case.file, fmt, [(case, outputs, status)], elements)[0]
 
     def judge_file(self, file, fmt, answers, elements=False):
-        """Verdicts on many cases of one file in one format in one message (the fast route):
-        answers is a list of (case, outputs) or (case, outputs, status)."""
+        """Verdicts on many cases of one file in one format in one message: answers is a list of
+        (case, outputs) or (case, outputs, status). elements: every element's got/expected/margin."""
+        cases, request = self._judge_request(file, fmt, answers)
+        request["elements"] = bool(elements)
+        answer = self._request(request)
+        return [verdict_from(c, self.profile, v) for c, v in zip(cases, answer["verdicts"])]
+
+    def submit_file(self, file, fmt, answers):
+        """As judge_file, but the outputs are only kept for finish(), which judges them all (the
+        batch route: no verdict per case, so the judge runs once)."""
+        _, request = self._judge_request(file, fmt, answers)
+        request["verdicts"] = False
+        return self._request(request)["submitted"]
+
+    def _judge_request(self, file, fmt, answers):
         entries, cases = [], []
         for answer in answers:
             case, outputs, status = (tuple(answer) + ("ok",))[:3]
@@ -105,9 +121,7 @@ class Session:
                                       f"given, the case has {case.outputs}")
             entries.append(entry)
             cases.append(case)
-        answer = self._request({"op": "judge", "file": file, "format": fmt, "results": entries,
-                                "elements": bool(elements)})
-        return [verdict_from(c, self.profile, v) for c, v in zip(cases, answer["verdicts"])]
+        return cases, {"op": "judge", "file": file, "format": fmt, "results": entries}
 
     def finish(self, filter=None, formats=None, exclude=None):
         """The run's verdict on everything judged, as `posenc verify` would print it for the same
