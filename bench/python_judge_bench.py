@@ -2,7 +2,8 @@
 against `posenc verify` on the same outputs (issue 17 item 4: at most 2x). Not a test: run it by
 hand on an idle machine, `python bench/python_judge_bench.py build/posenc [WORK_DIR]` with the
 package on PYTHONPATH (python/src). The outputs are the correct roundings in every format the
-case is judged in (what a correct implementation returns), under `standard`.
+case is judged in (what a correct implementation returns), under `standard`, accuracy only (the
+valid cases: the invalid ones have no outputs to judge).
 
 Timed, for the Python route: fetching the cases with their inputs, turning each case's outputs
 into the format's hex floats, the judge requests (a file's cases in one message per format) and
@@ -30,7 +31,7 @@ def cpu(who):
 
 def python_route(verdicts):
     start_wall, start_self, start_children = time.perf_counter(), cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN)
-    s = posenc.Session(profile="standard", cli=cli, implementation="bench")
+    s = posenc.Session(profile="standard", cli=cli, implementation="bench", checks="accuracy")
     cases = s.cases(valid=True, expected=True)
     by_file = {}
     for c in cases:
@@ -70,7 +71,7 @@ def verify_route(paths):
     start_wall, start_children = time.perf_counter(), cpu(resource.RUSAGE_CHILDREN)
     summaries = []
     for f, path in paths.items():
-        run = subprocess.run([cli, "verify", "--results", path, "--profile", "standard", "--formats", f],
+        run = subprocess.run([cli, "verify", "--results", path, "--profile", "standard", "--formats", f, "--checks", "accuracy"],
                              capture_output=True, text=True)
         if run.returncode not in (0, 1):
             sys.exit(f"verify failed: {run.stderr}")

@@ -14,19 +14,20 @@ class Session:
 
     vectors: a folder of vectors (default: the CLI's own, the shipped set); own_vectors: trust
     that folder's MANIFEST (vectors of your own, e.g. `posenc generate --out DIR`). formats,
-    working_format, bound, max_position: as the CLI's --formats, --working-format, --bound,
-    --max-position. report/junit/html: files written at finish()."""
+    working_format, bound, max_position, checks: as the CLI's --formats, --working-format,
+    --bound, --max-position, --checks ("accuracy", "validation" or both, the default).
+    report/junit/html: files written at finish()."""
 
     def __init__(self, profile="strict", vectors=None, own_vectors=False, formats=None, working_format=None,
                  bound=None, max_position=None, implementation="python", cli=None, report=None, junit=None,
-                 html=None, max_failures=5):
+                 html=None, max_failures=5, checks=None):
         self.profile = profile
         self.cli = find_cli(cli)
         args = [self.cli, "serve", "--implementation", implementation, "--profile", profile,
                 "--max-failures", str(max_failures)]
         for flag, value in (("--vectors", vectors), ("--working-format", working_format), ("--bound", bound),
                             ("--max-position", max_position), ("--report", report), ("--junit", junit),
-                            ("--html", html)):
+                            ("--html", html), ("--checks", checks)):
             if value is not None:
                 args += [flag, str(value)]
         if formats is not None:
@@ -36,7 +37,6 @@ class Session:
         self.args = args
         self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                       text=True, bufsize=1 << 20)
-        self._cases = {}  # (file, tcId) -> Case
         self.summary = None
         self.info = self._request({"op": "session"})
 
@@ -67,7 +67,9 @@ class Session:
         """The cases of the vector files `filter` selects (patterns as `posenc verify --filter`:
         rope/none, rope, 'rope/y*'; default every file), each with the formats it is judged in
         among `formats` (default the session's). valid: True (default), False, or None for both.
-        expected: also fetch each case's correct roundings (Case.expected(fmt))."""
+        expected: also fetch each case's correct roundings (Case.expected(fmt)). A case judged in
+        none of the formats (its inputs are not values of any) is left out; the summary counts it
+        as not judged (inputs not representable)."""
         request = {"op": "cases"}
         for key, value in (("filter", filter), ("exclude", exclude), ("formats", formats)):
             if value is not None:
@@ -83,8 +85,8 @@ class Session:
             if message.get("end") == "cases":
                 return out
             for c in cases_from_message(message):
-                self._cases[(c.file, c.tc_id)] = c
-                out.append(c)
+                if c.formats:
+                    out.append(c)
 
     # --- judging -------------------------------------------------------------------------------
     def judge(self, case, fmt, outputs=None, status="ok", elements=False):
