@@ -39,7 +39,9 @@ expect --regex "C plugin route: its HTML report" 0 "error-plot" cat myrope.html
 expect --regex "C plugin route: the same plugin fails strict" 1 "NOT CONFORMANT" \
   "$PREFIX/bin/posenc" conform --impl ./libmyrope.so --profile strict --property-cases 0
 if [ "$torch" = ON ]; then
-  expect --regex "Python torch route (the installed package): CONFORMANT under standard" 0 "^CONFORMANT" bash -e torch-route.sh
+  # The route's `python3` is PYTHON, the interpreter that has torch (another python3 may come first on PATH).
+  expect --regex "Python torch route (the installed package): CONFORMANT under standard" 0 "^CONFORMANT" \
+    env PATH="$(dirname "$python"):$PATH" bash -e torch-route.sh
   expect --regex "Python torch route: float32 angles fail strict, strict only up to position 7" 1 \
     "f32 margin .*, strict up to position 7$" env PYTHONPATH="$PREFIX/share/posenc/python" "$python" my_torch_rope.py strict
 else
