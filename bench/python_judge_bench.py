@@ -9,7 +9,7 @@ Timed, for the Python route: fetching the cases with their inputs, turning each 
 into the format's hex floats, the judge requests (a file's cases in one message per format) and
 finish; CPU seconds of this process and of the CLI child, and wall time. For verify: the four
 runs (a results file holds one format), each timed the same way, after the results files are
-written (not timed)."""
+written (not timed). Measured numbers: python/README.md ("Why the judge stays in C++")."""
 import os
 import resource
 import subprocess
