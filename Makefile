@@ -5,6 +5,8 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 # OFF skips the HTML report's headless-Chromium test and the browser it needs (~300 MB).
 BROWSER_TEST ?= ON
+# OFF skips the Python package's tests with PyTorch and Debian's python3-torch they need.
+PYTHON_TESTS ?= ON
 # ON makes warnings errors (CI exports POSENC_WERROR=ON; scripts/ read it too).
 POSENC_WERROR ?= OFF
 export POSENC_WERROR
@@ -33,8 +35,8 @@ conform:
 
 # Every test (ctest -L LABEL in $(BUILD_DIR) runs one kind, see tests/CMakeLists.txt).
 test:
-	@POSENC_BROWSER_TEST=$(BROWSER_TEST) scripts/install-deps.sh test
-	@$(CONFIGURE) -DBUILD_TESTING=ON -DPOSENC_BROWSER_TEST=$(BROWSER_TEST)
+	@POSENC_BROWSER_TEST=$(BROWSER_TEST) POSENC_PYTHON_TESTS=$(PYTHON_TESTS) scripts/install-deps.sh test
+	@$(CONFIGURE) -DBUILD_TESTING=ON -DPOSENC_BROWSER_TEST=$(BROWSER_TEST) -DPOSENC_PYTHON_TESTS=$(PYTHON_TESTS)
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 

@@ -11,5 +11,7 @@ void add_list_command(Command& app);
 void add_compare_command(Command& app);
 // Sets status to 0 (conformant) or 1 (not conformant).
 void add_conform_command(Command& app, int& status);
+// `serve`: sets status as verify does once the client sends finish (2 when it never does).
+void add_serve_command(Command& app, int& status);
 
 }  // namespace posenc::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
           posenc::cli::add_list_command(app);
           posenc::cli::add_compare_command(app);
           posenc::cli::add_conform_command(app, status);
+          posenc::cli::add_serve_command(app, status);
         });
     if (usage != 0) return usage;
   } catch (const posenc::InvalidParameter& e) {

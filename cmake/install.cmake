@@ -54,6 +54,11 @@ foreach(dir spec models reference fast conformance/vectors conformance/judge con
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/vectors/ DESTINATION ${CMAKE_INSTALL_DATADIR}/posenc/vectors)
+# The Python package (pure Python, any interpreter version): PREFIX/share/posenc/python/posenc.
+# Put PREFIX/share/posenc/python on sys.path (PYTHONPATH, or a .pth file in site-packages); it
+# finds the CLI at PREFIX/bin/posenc (python/README.md). `pip install ./python` is the other way.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/src/posenc DESTINATION ${CMAKE_INSTALL_DATADIR}/posenc/python
+  PATTERN __pycache__ EXCLUDE)
 
 install(EXPORT posencTargets NAMESPACE posenc:: DESTINATION ${POSENC_CMAKE_DIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/posencConfig.cmake.in

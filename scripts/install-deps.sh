@@ -21,8 +21,12 @@ packages=(
 tests=(
   libgtest-dev
   python3-venv        # .venv (scripts/python-venv.sh): jsonschema-rs for the vector schemas
-  python3-numpy       # the seed 003 numpy RoPE example (examples/python) that writes a results file
+  python3-numpy       # the seed 003 numpy RoPE example (examples/python), the Python package (python/)
 )
+# The Python package's tests (POSENC_PYTHON_TESTS=OFF skips them, and these): Debian's torch, as a
+# PyPI torch wheel for Linux is a multi-GB CUDA build; the tests run it in .venv, which sees it
+# (tests/python/CMakeLists.txt says which interpreter each test uses).
+python=(python3-torch)
 # The HTML report's browser test (POSENC_BROWSER_TEST=OFF skips it, and these, ~300 MB).
 browser=(chromium python3-pil)
 # The sanitized build and the libFuzzer targets: clang 16 (clang 14, Debian's default, has no
@@ -33,8 +37,11 @@ case $target in
   conform) ;;
   test)
     packages+=("${tests[@]}")
-    if [ "${POSENC_BROWSER_TEST:-ON}" != OFF ]; then packages+=("${browser[@]}"); fi ;;
-  sanitize) packages+=("${tests[@]}" "${clang[@]}") ;;
+    if [ "${POSENC_BROWSER_TEST:-ON}" != OFF ]; then packages+=("${browser[@]}"); fi
+    if [ "${POSENC_PYTHON_TESTS:-ON}" != OFF ]; then packages+=("${python[@]}"); fi ;;
+  sanitize)
+    packages+=("${tests[@]}" "${clang[@]}")
+    if [ "${POSENC_PYTHON_TESTS:-ON}" != OFF ]; then packages+=("${python[@]}"); fi ;;
   fuzz) packages+=("${tests[@]}" "${clang[@]}") ;;
   bench) packages+=(libbenchmark-dev) ;;
   *) echo "install-deps.sh: unknown target '$target' (conform, test, sanitize, fuzz, bench)" >&2; exit 2 ;;

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Installs posenc into a fresh prefix (cmake --install) and runs the README's three "validate
+# Installs posenc into a fresh prefix (cmake --install) and runs the README's four "validate
 # your implementation" routes exactly as written there (the snippets are extracted from
-# README.md): a C plugin, a Python results file, and a C++ consumer of the installed package
+# README.md): a C plugin, Python with the installed package and torch, a results file, and a C++ consumer of the installed package
 # built with find_package(posenc CONFIG) and with pkg-config; then a consumer that only reads
 # vectors (examples/cpp/read_vectors.cpp), linked with the vectors layer alone, whose link line
 # must name neither the judge nor RapidCheck, SLEEF or MPFR.
-# Usage: readme_routes_test.sh BUILD_DIR README.md PYTHON
+# Usage: readme_routes_test.sh BUILD_DIR README.md PYTHON TORCH (ON: run the torch route, which
+# needs Debian's python3-torch in PYTHON)
 set -euo pipefail
-build=$1 readme=$2 python=$3
+build=$1 readme=$2 python=$3 torch=$4
 source_dir=$(cd "$(dirname "$readme")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -25,7 +26,8 @@ import re, sys
 text = open(sys.argv[1], encoding="utf-8").read()
 snippets = re.findall(r"<!-- snippet: (\S+) -->\n```[a-z]*\n(.*?)```", text, re.S)
 names = [n for n, _ in snippets]
-want = ["myrope.c", "plugin-route.sh", "my_results.py", "python-route.sh", "my_check.cpp", "CMakeLists.txt", "cpp-route.sh"]
+want = ["myrope.c", "plugin-route.sh", "my_torch_rope.py", "torch-route.sh", "my_results.py", "python-route.sh",
+        "my_check.cpp", "CMakeLists.txt", "cpp-route.sh"]
 assert sorted(names) == sorted(want), f"README snippets {names}, expected {want}"
 for name, body in snippets:
     open(f"{sys.argv[2]}/{name}", "w", encoding="utf-8").write(body)
@@ -36,7 +38,16 @@ expect --regex "C plugin route: CONFORMANT under standard" 0 "^CONFORMANT" bash 
 expect --regex "C plugin route: its HTML report" 0 "error-plot" cat myrope.html
 expect --regex "C plugin route: the same plugin fails strict" 1 "NOT CONFORMANT" \
   "$PREFIX/bin/posenc" conform --impl ./libmyrope.so --profile strict --property-cases 0
-expect --regex "Python route: CONFORMANT under standard" 0 "^CONFORMANT" bash -e python-route.sh
+if [ "$torch" = ON ]; then
+  # The route's `python3` is PYTHON, the interpreter that has torch (another python3 may come first on PATH).
+  expect --regex "Python torch route (the installed package): CONFORMANT under standard" 0 "^CONFORMANT" \
+    env PATH="$(dirname "$python"):$PATH" bash -e torch-route.sh
+  expect --regex "Python torch route: float32 angles fail strict, strict only up to position 7" 1 \
+    "f32 margin .*, strict up to position 7$" env PYTHONPATH="$PREFIX/share/posenc/python" "$python" my_torch_rope.py strict
+else
+  echo "skip: Python torch route (POSENC_PYTHON_TESTS=OFF: no Debian python3-torch)"
+fi
+expect --regex "results-file route: CONFORMANT under standard" 0 "^CONFORMANT" bash -e python-route.sh
 expect --regex "C++ route: find_package and pkg-config builds both CONFORMANT" 0 "^CONFORMANT" bash -e cpp-route.sh
 test "$(grep -c '^CONFORMANT' <<<"$expect_output")" = 2 || fail "C++ route: expected two CONFORMANT runs"
 # The vectors layer alone, with CMake and with pkg-config.

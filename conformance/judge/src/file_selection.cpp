@@ -1,4 +1,4 @@
-#include "file_selection.hpp"
+#include "posenc/judge/file_selection.hpp"
 
 #include <fnmatch.h>
 

@@ -10,8 +10,8 @@
 #include <optional>
 #include <sstream>
 
-#include "file_selection.hpp"
-#include "vacuity.hpp"
+#include "posenc/judge/case_judgement.hpp"
+#include "posenc/judge/file_selection.hpp"
 #include "posenc/vectors/manifest.hpp"
 #include "posenc/vectors/vector_json.hpp"
 
@@ -19,53 +19,12 @@
 namespace posenc::conformance {
 namespace {
 
-// Whether text holds n as a whole number (not as part of a longer one).
-bool names_number(const std::string& text, std::int64_t n) {
-  const std::string digits = std::to_string(n < 0 ? -n : n);
-  for (auto at = text.find(digits); at != std::string::npos; at = text.find(digits, at + 1)) {
-    const bool before = at > 0 && std::isdigit(static_cast<unsigned char>(text[at - 1]));
-    const std::size_t end = at + digits.size();
-    const bool after = end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]));
-    if (!before && !after) return true;
-  }
-  return false;
-}
-
-// The case's inputs, then its comment unless the comment only repeats the positions (most say
-// "position 2047, random x"), so a failure never reads "position=2047 (position 2047)".
-std::string describe_inputs(const VectorCase& c) {
-  std::ostringstream s;
-  auto list = [&](const char* name, const std::vector<std::int64_t>& v) {
-    if (v.empty()) return;
-    s << " " << name << "=";
-    for (std::size_t i = 0; i < v.size(); ++i) s << (i ? "," : "") << v[i];
-  };
-  list("position", c.position);
-  list("position_b", c.position_b);
-  if (!c.x.empty()) s << " x[" << c.x.size() << "]";
-  bool repeats = !c.position.empty();
-  for (const auto* v : {&c.position, &c.position_b}) {
-    for (auto p : *v) repeats = repeats && names_number(c.comment, p);
-  }
-  if (!repeats && !c.comment.empty()) s << " (" << c.comment << ")";
-  return s.str();
-}
-
 void record_worst(Worst& w, double value, const VectorCase& c, Format f, std::size_t element) {
   if (value > w.value || (w.tc_id == 0 && value >= w.value)) {
     w.value = value;
     w.tc_id = c.tc_id;
     w.where = std::string(to_string(f)) + " element " + std::to_string(element) + describe_inputs(c);
   }
-}
-
-// The case's distance from position 0, or nothing for cases without a position.
-std::optional<double> case_position(const VectorCase& c) {
-  if (c.position.empty()) return std::nullopt;
-  double p = 0;
-  for (auto v : c.position) p = std::max(p, std::fabs(static_cast<double>(v)));
-  for (auto v : c.position_b) p = std::max(p, std::fabs(static_cast<double>(v)));
-  return p;
 }
 
 using PositionErrors = std::map<std::pair<double, Format>, PositionError>;
@@ -151,33 +110,17 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
     return fail_unmeasured("returned " + std::to_string(o.values.size()) + " values, expected " +
                            std::to_string(c.expected.size()));
   }
-  Tolerance tolerance = t;
-  if (o.derived && tolerance.profile == Profile::exact) tolerance.profile = Profile::strict;
-  const std::vector<double> largest = largest_errors(g, c, specs);
-  bool ok = true, vacuous = false;
-  std::string first_bad;
+  const CaseJudgement judged = judge_values(g, c, specs, o.values, f, t, o.derived);
+  const bool ok = judged.pass, vacuous = judged.any_vacuous;
   for (std::size_t j = 0; j < specs.size(); ++j) {
-    const std::uint64_t expected = c.expected.of(f)[j];
-    const ElementError e = check_element(specs[j], expected, o.values[j], f, tolerance);
-    // A pass under a bound that admits any value the element can take says nothing: the
-    // element is not judged and stays out of the worst errors (a failure beyond it is real).
-    if (e.pass && std::isfinite(to_double(f, expected)) && bound_vacuous(specs[j], largest[j], e.bound, f)) {
-      vacuous = true;
-      continue;
-    }
+    if (judged.vacuous[j]) continue;  // not judged: stays out of the worst errors
+    const ElementError& e = judged.elements[j];
     record_worst(r.worst_scaled, e.scaled, c, f, j);
     record_worst(r.worst_ulp, e.ulp, c, f, j);
     tally.record_margin({e.margin, c.tc_id, static_cast<std::int64_t>(j), f, position});
     if (position) record_position(tally.by_position, *position, f, e);
-    if (!e.pass && ok) {
-      ok = false;
-      std::ostringstream s;
-      s << "element " << j << " = " << std::hexfloat << o.values[j] << ", expected " << to_double(f, expected)
-        << std::defaultfloat << " (margin " << e.margin << ": scaled error " << e.scaled << ", bound " << e.bound
-        << ", " << e.ulp << " ulp)" << describe_inputs(c);
-      first_bad = s.str();
-    }
   }
+  const std::string& first_bad = judged.message;
   // A case not judged for a vacuous bound also ends the accurate context: past it the profile
   // vouches for nothing.
   tally.record_verdict(position, f, ok && !vacuous);
@@ -199,6 +142,15 @@ Tolerance with_declared_working_formats(const Tolerance& t, const Implementation
     if (const auto w = impl.working_format(f)) out.working[f] = *w;
   }
   return out;
+}
+
+std::optional<NotJudged> excluded_by_run(const RunOptions& options, const VectorGroup& g, const VectorCase& c, Format f) {
+  if (!inputs_exact_in(g, c, f)) return NotJudged::not_representable;
+  const auto position = case_position(c);
+  if (c.valid && options.max_position && position && *position > *options.max_position) {
+    return NotJudged::beyond_max_position;
+  }
+  return std::nullopt;
 }
 
 RunReport run_vectors(Implementation& impl, const RunOptions& options,
@@ -236,15 +188,11 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
         // A case is put in format F only when its inputs are F values: an implementation that
         // stores F could not even receive the others. Every adapter sees the same checks.
         std::vector<Format> formats;
-        const auto position = case_position(c);
-        const bool beyond = c.valid && options.max_position && position && *position > *options.max_position;
         if (!(c.valid ? options.accuracy : options.validation)) continue;
         PartCounts& part = c.valid ? r.accuracy : r.validation;
         for (Format f : options.formats) {
-          if (!inputs_exact_in(g, c, f)) {
-            ++part.not_judged[NotJudged::not_representable][f];
-          } else if (beyond) {
-            ++part.not_judged[NotJudged::beyond_max_position][f];
+          if (const auto why = excluded_by_run(options, g, c, f)) {
+            ++part.not_judged[*why][f];
           } else {
             formats.push_back(f);
           }

@@ -153,6 +153,11 @@ std::string thousands(std::int64_t n);
 // "bound vacuous 30, no entry point 12": the reasons that occur, in kAllNotJudged's order, or "".
 std::string not_judged_reasons(const PartCounts& c);
 
+// Why a run with these options does not put case c in format f, or nothing when it does: its
+// inputs are not f values (the implementation could not even receive them), or its positions are
+// beyond max_position. (The formats themselves are options.formats; the parts, accuracy/validation.)
+std::optional<NotJudged> excluded_by_run(const RunOptions& options, const VectorGroup& g, const VectorCase& c, Format f);
+
 // Checks MANIFEST first: a file missing from it, or whose hash differs, is refused
 // (VectorFileError) before anything runs. progress(done, total) is called after each file.
 RunReport run_vectors(Implementation& impl, const RunOptions& options,

@@ -1,0 +1,83 @@
+#include "posenc/judge/case_judgement.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+#include "vacuity.hpp"
+
+namespace posenc::conformance {
+namespace {
+
+// Whether text holds n as a whole number (not as part of a longer one).
+bool names_number(const std::string& text, std::int64_t n) {
+  const std::string digits = std::to_string(n < 0 ? -n : n);
+  for (auto at = text.find(digits); at != std::string::npos; at = text.find(digits, at + 1)) {
+    const bool before = at > 0 && std::isdigit(static_cast<unsigned char>(text[at - 1]));
+    const std::size_t end = at + digits.size();
+    const bool after = end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]));
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// The case's inputs, then its comment unless the comment only repeats the positions (most say
+// "position 2047, random x"), so a failure never reads "position=2047 (position 2047)".
+std::string describe_inputs(const VectorCase& c) {
+  std::ostringstream s;
+  auto list = [&](const char* name, const std::vector<std::int64_t>& v) {
+    if (v.empty()) return;
+    s << " " << name << "=";
+    for (std::size_t i = 0; i < v.size(); ++i) s << (i ? "," : "") << v[i];
+  };
+  list("position", c.position);
+  list("position_b", c.position_b);
+  if (!c.x.empty()) s << " x[" << c.x.size() << "]";
+  bool repeats = !c.position.empty();
+  for (const auto* v : {&c.position, &c.position_b}) {
+    for (auto p : *v) repeats = repeats && names_number(c.comment, p);
+  }
+  if (!repeats && !c.comment.empty()) s << " (" << c.comment << ")";
+  return s.str();
+}
+
+std::optional<double> case_position(const VectorCase& c) {
+  if (c.position.empty()) return std::nullopt;
+  double p = 0;
+  for (auto v : c.position) p = std::max(p, std::fabs(static_cast<double>(v)));
+  for (auto v : c.position_b) p = std::max(p, std::fabs(static_cast<double>(v)));
+  return p;
+}
+
+CaseJudgement judge_values(const VectorGroup& g, const VectorCase& c, const std::vector<ElementSpec>& specs,
+                           std::span<const double> values, Format f, const Tolerance& t, bool derived) {
+  Tolerance tolerance = t;
+  if (derived && tolerance.profile == Profile::exact) tolerance.profile = Profile::strict;
+  const std::vector<double> largest = largest_errors(g, c, specs);
+  CaseJudgement out;
+  out.elements.reserve(specs.size());
+  out.vacuous.reserve(specs.size());
+  for (std::size_t j = 0; j < specs.size(); ++j) {
+    const std::uint64_t expected = c.expected.of(f)[j];
+    const ElementError e = check_element(specs[j], expected, values[j], f, tolerance);
+    const bool vacuous =
+        e.pass && std::isfinite(to_double(f, expected)) && bound_vacuous(specs[j], largest[j], e.bound, f);
+    out.elements.push_back(e);
+    out.vacuous.push_back(vacuous);
+    out.any_vacuous = out.any_vacuous || vacuous;
+    if (!e.pass && out.pass) {
+      out.pass = false;
+      out.first_failure = j;
+      std::ostringstream s;
+      s << "element " << j << " = " << std::hexfloat << values[j] << ", expected " << to_double(f, expected)
+        << std::defaultfloat << " (margin " << e.margin << ": scaled error " << e.scaled << ", bound " << e.bound
+        << ", " << e.ulp << " ulp)" << describe_inputs(c);
+      out.message = s.str();
+    }
+  }
+  return out;
+}
+
+}  // namespace posenc::conformance

@@ -1,0 +1,101 @@
+"""One vector case as `posenc serve` sends it, with its inputs in numpy or torch."""
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+
+from . import formats as F
+
+# The case's input fields in the vector files (SPEC.md section 4), by kind.
+_POSITION_FIELDS = ("position", "positions", "qPosition", "kPosition", "queryPosition", "keyPosition")
+_VALUE_FIELDS = ("x", "q", "k")
+
+
+@dataclass(frozen=True)
+class Case:
+    """A vector case. params are posenc's parameter names (SPEC.md section 2), reals as floats;
+    formats are those the judge puts this case in (its inputs are exact there), as the CLI says."""
+    file: str
+    tc_id: int
+    group: int
+    type: str
+    comment: str
+    group_comment: str
+    params: Dict[str, Any]
+    input_format: str
+    formats: Tuple[str, ...]
+    outputs: int
+    valid: bool
+    error: Optional[str]
+    flags: Tuple[str, ...]
+    raw: Dict[str, Any] = field(repr=False)  # the case's JSON as the vector file has it
+    table: Optional[Tuple[float, ...]] = field(default=None, repr=False)  # learned_lookup's table
+    hf: Optional[Dict[str, Any]] = field(default=None, repr=False)  # see hf_rope_config
+
+    @property
+    def id(self):
+        return f"{self.file[:-5] if self.file.endswith('.json') else self.file}-{self.tc_id}"
+
+    def positions(self):
+        """The integer inputs by field name (position, positions, qPosition, ...), as int64 arrays
+        (a single position as a Python int)."""
+        out = {}
+        for name in _POSITION_FIELDS:
+            if name in self.raw:
+                v = self.raw[name]
+                out[name] = int(v) if isinstance(v, str) else np.array([int(p) for p in v], dtype=np.int64)
+        if "head" in self.raw:
+            out["head"] = int(self.raw["head"])
+        return out
+
+    def inputs(self, fmt, torch=False, device=None):
+        """The value inputs (x, or q and k; a learned table) in fmt: numpy arrays (bf16 as
+        float32 holding bf16 values), or torch tensors of fmt's dtype on `device`. Refused for a
+        format the case is not judged in (its inputs are not fmt values)."""
+        F.check_format(fmt)
+        if fmt not in self.formats:
+            raise F.PosencError(f"{self.file} tcId {self.tc_id}: not judged in {fmt} (judged in: "
+                                f"{', '.join(self.formats) or 'none'}), so it has no {fmt} inputs")
+        convert = (lambda v: F.to_torch(fmt, v, device)) if torch else (lambda v: F.to_numpy(fmt, v))
+        out = {name: convert(F.from_hex(self.raw[name])) for name in _VALUE_FIELDS if name in self.raw}
+        if self.table is not None:
+            out["table"] = convert(self.table)
+        return out
+
+    def expected(self, fmt, torch=False, device=None):
+        """The correctly rounded outputs in fmt (asked for with Session.cases(expected=True))."""
+        if "expected" not in self.raw:
+            raise F.PosencError(f"{self.file} tcId {self.tc_id}: no expected values (Session.cases(expected=True) "
+                                "fetches them)")
+        values = F.from_hex(self.raw["expected"][F.check_format(fmt)])
+        return F.to_torch(fmt, values, device) if torch else F.to_numpy(fmt, values)
+
+    def x(self, fmt, torch=False, device=None):
+        return self.inputs(fmt, torch, device)["x"]
+
+    def hf_rope_config(self):
+        """The parameters as a Hugging Face-style rope config dict.
+
+        HOOK (issue 17 item 1, built on another branch): the C++ function that writes RopeParams as
+        an HF-style rope config puts it in the group header `posenc serve` sends, as the field
+        "hfRopeConfig" (SPEC.md section 10); this returns it. Python keeps no mapping of its own."""
+        if self.hf is None:
+            raise F.PosencError(
+                f"{self.file} tcId {self.tc_id}: this posenc CLI sends no HF-style rope config "
+                "(the serve field 'hfRopeConfig'; wired when the Hugging Face config branch is merged)")
+        return self.hf
+
+
+def cases_from_message(message):
+    """The cases of one "cases" answer line (one vector file)."""
+    out = []
+    for g in message["groups"]:
+        params = F.decode(g["params"])
+        table = tuple(F.from_hex(g["table"])) if "table" in g else None
+        for t in g["tests"]:
+            out.append(Case(
+                file=message["file"], tc_id=t["tcId"], group=g["group"], type=g["type"], comment=t["comment"],
+                group_comment=g["comment"], params=params, input_format=g["inputFormat"],
+                formats=tuple(t["formats"]), outputs=t["outputs"], valid=t["result"] == "valid",
+                error=t.get("error"), flags=tuple(t["flags"]), raw=t, table=table, hf=g.get("hfRopeConfig")))
+    return out

@@ -1,0 +1,5 @@
+"""The package's one error type: bad arguments, refused outputs, a CLI that answered an error."""
+
+
+class PosencError(Exception):
+    pass

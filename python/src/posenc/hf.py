@@ -1,0 +1,20 @@
+"""Vectors for a Hugging Face model's config.json.
+
+HOOK (issue 17 item 1, built on another branch): `posenc generate --hf-config FILE --out DIR`
+writes that model's vectors with a MANIFEST; this runs it and returns the folder, for
+Session(vectors=DIR, own_vectors=True). The mapping from config.json to posenc's parameters is
+the CLI's alone: Python keeps no copy of it."""
+import subprocess
+
+from ._cli import find_cli
+from .errors import PosencError
+
+
+def generate_hf_vectors(config_json, out_dir, cli=None):
+    cli = find_cli(cli)
+    run = subprocess.run([cli, "generate", "--hf-config", str(config_json), "--out", str(out_dir)],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise PosencError(f"posenc generate --hf-config {config_json}: {run.stderr.strip()} "
+                          "(this posenc may predate --hf-config)")
+    return str(out_dir)
