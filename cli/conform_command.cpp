@@ -14,7 +14,6 @@
 #include "fast_adapter.hpp"
 #include "hf_vectors.hpp"
 #include "text_io.hpp"
-#include "posenc/generator/generate.hpp"
 #include "posenc/adapters/plugin.hpp"
 #include "posenc/adapters/reference.hpp"
 #include "posenc/adapters/results_file.hpp"
@@ -98,21 +97,13 @@ void judge(const ConformOptions& o, const std::function<std::unique_ptr<conforma
   status = report.conformant() ? 0 : 1;
 }
 
-// With --hf-config, the model's vectors are generated into a temporary folder (removed when the
-// run ends, also on an error) and judged as the user's own; --vectors and --own-vectors would
-// name other vectors, so they are refused with it.
+// With --hf-config, the model's vectors are generated into a temporary folder, removed when the
+// run ends (also on an error).
 void judge_vectors(const ConformOptions& o, const std::function<std::unique_ptr<conformance::Implementation>()>& make,
                    const std::string& replay, int& status, bool properties) {
   if (!o.hf_config) return judge(o, make, replay, status, properties);
-  const std::string with = "absent with --hf-config " + *o.hf_config + " (the vectors are generated from the config)";
-  if (o.vectors != default_vectors_dir()) throw InvalidParameter("--vectors", "'" + o.vectors + "'", with);
-  if (o.own_vectors) throw InvalidParameter("--own-vectors", "(given)", with);
   TemporaryFolder folder;
-  generator::write_vectors(hf_config_vectors(*o.hf_config), folder.path());
-  ConformOptions generated = o;
-  generated.vectors = folder.path().string();
-  generated.own_vectors = true;
-  judge(generated, make, replay, status, properties);
+  judge(with_hf_config_vectors(o, folder), make, replay, status, properties);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "posenc/errors.hpp"
+#include "posenc/generator/generate.hpp"
 #include "posenc/generator/model_vectors.hpp"
 #include "posenc/models/hf_config.hpp"
 
@@ -23,6 +24,17 @@ std::vector<conformance::VectorFile> hf_config_vectors(const std::string& config
   m.params = c.params;
   m.max_positions = c.max_position_embeddings;
   return generator::model_vectors(m);
+}
+
+ConformOptions with_hf_config_vectors(const ConformOptions& o, const TemporaryFolder& folder) {
+  const std::string with = "absent with --hf-config " + *o.hf_config + " (the vectors are generated from the config)";
+  if (o.vectors != default_vectors_dir()) throw InvalidParameter("--vectors", "'" + o.vectors + "'", with);
+  if (o.own_vectors) throw InvalidParameter("--own-vectors", "(given)", with);
+  generator::write_vectors(hf_config_vectors(*o.hf_config), folder.path());
+  ConformOptions generated = o;
+  generated.vectors = folder.path().string();
+  generated.own_vectors = true;
+  return generated;
 }
 
 TemporaryFolder::TemporaryFolder() {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "judging_options.hpp"
 #include "posenc/vectors/vectors.hpp"
 
 namespace posenc::cli {
@@ -14,6 +15,12 @@ std::vector<conformance::VectorFile> hf_config_vectors(const std::string& config
 
 // A fresh folder under the system's temporary directory, removed with everything in it when this
 // object goes (also when the run throws).
+class TemporaryFolder;
+
+// The options of a run with --hf-config: the model's vectors generated into `folder` and judged
+// as the user's own. --vectors and --own-vectors would name other vectors, so they are refused.
+ConformOptions with_hf_config_vectors(const ConformOptions& o, const TemporaryFolder& folder);
+
 class TemporaryFolder {
  public:
   TemporaryFolder();

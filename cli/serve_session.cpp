@@ -8,6 +8,7 @@
 #include "serve_verdict.hpp"
 #include "text_io.hpp"
 #include "posenc/judge/file_selection.hpp"
+#include "posenc/models/hf_rope_dict.hpp"
 #include "posenc/reports/html.hpp"
 #include "posenc/reports/json.hpp"
 #include "posenc/reports/junit.hpp"
@@ -22,7 +23,10 @@ using conformance::json_io::Location;
 namespace jio = conformance::json_io;
 
 ServeSession::ServeSession(const ConformOptions& o, const std::string& implementation)
-    : o_(o), options_(run_options(o, false)), submitted_(implementation + " (posenc serve)") {
+    : hf_folder_(o.hf_config ? std::make_unique<TemporaryFolder>() : nullptr),
+      o_(o.hf_config ? with_hf_config_vectors(o, *hf_folder_) : o),
+      options_(run_options(o_, false)),
+      submitted_(implementation + " (posenc serve)") {
   parse_max_failures(o_);
   manifest_ = conformance::read_checked_manifest(options_.vectors, options_.manifest_sha256);
   conformance::select_files(manifest_, options_.filter, options_.exclude);  // a pattern matching nothing is refused now
@@ -32,6 +36,16 @@ namespace {
 
 std::vector<std::string> strings_of(const JsonValue& request, const char* key, const Location& at) {
   return jio::read_string_array(jio::member(request, key, at), at.field(key));
+}
+
+// A RoPE group's parameters as a Hugging Face-style config too (models/hf_rope_dict.hpp), for
+// code that builds its rotary embedding from one; or why a config cannot say them.
+void add_hf_rope_config(Json& group, const RopeParams& p) {
+  try {
+    group["hfRopeConfig"] = models::hf_rope_config(p);
+  } catch (const InvalidParameter& e) {
+    group["hfRopeConfigError"] = e.what();
+  }
 }
 
 std::string format_names(const std::vector<Format>& formats) {
@@ -112,6 +126,7 @@ void ServeSession::cases(const JsonValue& request, std::ostream& out) {
       const auto& g = l.file.groups[gi];
       Json jg = jio::group_header_json(g);
       jg["group"] = gi;
+      if (const auto* rope = std::get_if<RopeParams>(&g.params)) add_hf_rope_config(jg, *rope);
       Json tests = Json::array();
       for (const auto& c : g.tests) {
         if (want_valid >= 0 && c.valid != (want_valid == 1)) continue;

@@ -4,9 +4,11 @@
 // Every submission is judged at once (serve_verdict.hpp) and kept; "finish" judges the kept ones
 // with the runner, as `posenc verify` judges a results file, and prints its summary.
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 
+#include "hf_vectors.hpp"
 #include "judging_options.hpp"
 #include "posenc/adapters/submitted.hpp"
 #include "posenc/vectors/json_reader.hpp"
@@ -44,6 +46,7 @@ class ServeSession {
                                 const conformance::RunOptions& options) const;
   const Loaded& load(const std::string& path);
 
+  std::unique_ptr<TemporaryFolder> hf_folder_;  // with --hf-config: the model's vectors, for the session
   ConformOptions o_;
   conformance::RunOptions options_;
   std::vector<conformance::ManifestEntry> manifest_;

@@ -116,3 +116,30 @@ def test_plugin_submit_route_and_a_test_that_gives_nothing(tmp_path):
     assert "test_submit[alibi/slopes-1-f64]" in out and "Mismatched element: 0 of" in out
     assert "neither returned its outputs nor called case.submit()" in out
     assert "posenc: profile exact" in out and "alibi/slopes.json" in out
+
+
+HF_CONFIGS = os.path.join(os.path.dirname(__file__), "..", "data", "hf_configs")
+
+
+def test_a_rope_case_carries_its_parameters_as_a_hugging_face_config(session):
+    c = session.cases("rope/llama3")[0]
+    hf = c.hf_rope_config()
+    assert hf["rope_parameters"]["rope_type"] == "llama3"
+    assert hf["rope_parameters"]["rope_theta"] == c.params["base"] and hf["head_dim"] == c.params["head_dim"]
+    # NTK scaling has no rope_type in transformers: the reason, not a guess.
+    with pytest.raises(posenc.PosencError, match="no Hugging Face-style rope config: .*rope.scaling.kind"):
+        session.cases("rope/ntk")[0].hf_rope_config()
+    with pytest.raises(posenc.PosencError, match="not a RoPE case"):
+        session.cases("alibi/slopes")[0].hf_rope_config()
+
+
+def test_a_session_on_a_model_config_judges_that_models_vectors():
+    config = os.path.join(HF_CONFIGS, "llama-3.1-8b.json")
+    with posenc.Session(profile="exact", cli=CLI, hf_config=config) as s:
+        cases = s.cases(expected=True)
+        assert {c.file for c in cases} == {"rope/llama-3.1-8b.json"}
+        hf = cases[0].hf_rope_config()["rope_parameters"]
+        assert (hf["rope_type"], hf["rope_theta"], hf["factor"]) == ("llama3", 500000, 8)
+        for c in cases[:10]:
+            for f in c.formats:
+                assert s.judge(c, f, c.expected(f)).passed

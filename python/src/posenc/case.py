@@ -31,6 +31,7 @@ class Case:
     raw: Dict[str, Any] = field(repr=False)  # the case's JSON as the vector file has it
     table: Optional[Tuple[float, ...]] = field(default=None, repr=False)  # learned_lookup's table
     hf: Optional[Dict[str, Any]] = field(default=None, repr=False)  # see hf_rope_config
+    hf_error: Optional[str] = field(default=None, repr=False)
 
     @property
     def id(self):
@@ -74,15 +75,15 @@ class Case:
         return self.inputs(fmt, torch, device)["x"]
 
     def hf_rope_config(self):
-        """The parameters as a Hugging Face-style rope config dict.
+        """The parameters as a Hugging Face-style config fragment: {"head_dim", "rope_parameters":
+        {"rope_type", "rope_theta", ...}} in transformers' key names.
 
-        HOOK (issue 17 item 1, built on another branch): the C++ function that writes RopeParams as
-        an HF-style rope config puts it in the group header `posenc serve` sends, as the field
-        "hfRopeConfig" (SPEC.md section 10); this returns it. Python keeps no mapping of its own."""
+        The CLI writes it (models/hf_rope_dict.hpp) in the group header `posenc serve` sends, the
+        field "hfRopeConfig" (SPEC.md section 10); Python keeps no mapping of its own. Parameters a
+        config cannot say (the backward rotation, NTK scaling) come with the reason instead."""
         if self.hf is None:
-            raise F.PosencError(
-                f"{self.file} tcId {self.tc_id}: this posenc CLI sends no HF-style rope config "
-                "(the serve field 'hfRopeConfig'; wired when the Hugging Face config branch is merged)")
+            why = self.hf_error or "not a RoPE case"
+            raise F.PosencError(f"{self.file} tcId {self.tc_id}: no Hugging Face-style rope config: {why}")
         return self.hf
 
 
@@ -97,5 +98,6 @@ def cases_from_message(message):
                 file=message["file"], tc_id=t["tcId"], group=g["group"], type=g["type"], comment=t["comment"],
                 group_comment=g["comment"], params=params, input_format=g["inputFormat"],
                 formats=tuple(t["formats"]), outputs=t["outputs"], valid=t["result"] == "valid",
-                error=t.get("error"), flags=tuple(t["flags"]), raw=t, table=table, hf=g.get("hfRopeConfig")))
+                error=t.get("error"), flags=tuple(t["flags"]), raw=t, table=table, hf=g.get("hfRopeConfig"),
+                hf_error=g.get("hfRopeConfigError")))
     return out

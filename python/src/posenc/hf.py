@@ -1,9 +1,9 @@
 """Vectors for a Hugging Face model's config.json.
 
-HOOK (issue 17 item 1, built on another branch): `posenc generate --hf-config FILE --out DIR`
-writes that model's vectors with a MANIFEST; this runs it and returns the folder, for
-Session(vectors=DIR, own_vectors=True). The mapping from config.json to posenc's parameters is
-the CLI's alone: Python keeps no copy of it."""
+`posenc generate --hf-config FILE --out DIR` writes that model's vectors with a MANIFEST; this
+runs it and returns the folder, for Session(vectors=DIR, own_vectors=True). (A session can also
+be opened on the config itself: Session(hf_config=FILE), which `posenc serve --hf-config` judges.)
+The mapping from config.json to posenc's parameters is the CLI's alone: Python keeps no copy."""
 import subprocess
 
 from ._cli import find_cli

@@ -13,21 +13,23 @@ class Session:
     """One judge: a vector set and a tolerance, as `posenc verify` takes them.
 
     vectors: a folder of vectors (default: the CLI's own, the shipped set); own_vectors: trust
-    that folder's MANIFEST (vectors of your own, e.g. `posenc generate --out DIR`). formats,
+    that folder's MANIFEST (vectors of your own, e.g. `posenc generate --out DIR`); hf_config: a
+    Hugging Face config.json, whose model's vectors the CLI generates for the session instead
+    (`posenc serve --hf-config`, the mapping is the CLI's). formats,
     working_format, bound, max_position, checks: as the CLI's --formats, --working-format,
     --bound, --max-position, --checks ("accuracy", "validation" or both, the default).
     report/junit/html: files written at finish()."""
 
     def __init__(self, profile="strict", vectors=None, own_vectors=False, formats=None, working_format=None,
                  bound=None, max_position=None, implementation="python", cli=None, report=None, junit=None,
-                 html=None, max_failures=5, checks=None):
+                 html=None, max_failures=5, checks=None, hf_config=None):
         self.profile = profile
         self.cli = find_cli(cli)
         args = [self.cli, "serve", "--implementation", implementation, "--profile", profile,
                 "--max-failures", str(max_failures)]
         for flag, value in (("--vectors", vectors), ("--working-format", working_format), ("--bound", bound),
                             ("--max-position", max_position), ("--report", report), ("--junit", junit),
-                            ("--html", html), ("--checks", checks)):
+                            ("--html", html), ("--checks", checks), ("--hf-config", hf_config)):
             if value is not None:
                 args += [flag, str(value)]
         if formats is not None:
