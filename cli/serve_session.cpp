@@ -1,12 +1,12 @@
 #include "serve_session.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <sstream>
 
 #include "serve_verdict.hpp"
 #include "text_io.hpp"
+#include "posenc/adapters/result_entry.hpp"
 #include "posenc/judge/file_selection.hpp"
 #include "posenc/models/hf_rope_dict.hpp"
 #include "posenc/reports/html.hpp"
@@ -179,34 +179,9 @@ Json ServeSession::judge(const JsonValue& request) {
       at_case.fail("not judged in " + format + " in this session (it is judged in: " +
                    (formats.empty() ? std::string("none") : format_names(formats)) + ")");
     }
-    conformance::Outcome o;
-    const auto status = jio::optional_member(results[i], "status");
-    const std::string s = status ? jio::read_string(*status, at_case.field("status")) : "ok";
-    if (s == "ok") {
-      o.status = conformance::Status::ok;
-      const Location at_values = at_case.field("values");
-      const auto values = jio::array_elements(jio::member(results[i], "values", at_case), at_values);
-      if (c.valid && values.size() != c.expected.size()) {
-        at_values.fail(std::to_string(values.size()) + " values; the case has " +
-                                     std::to_string(c.expected.size()) + " outputs");
-      }
-      for (std::size_t k = 0; k < values.size(); ++k) {
-        // As in a results file (SPEC.md section 7): values of the format, as hex floats, or nan.
-        const jio::Where at_value(at_values, k);
-        if (jio::read_string(values[k], at_value) == "nan") {
-          o.values.push_back(NAN);
-        } else {
-          o.values.push_back(to_double(f, jio::read_format_bits(values[k], f, at_value)));
-        }
-      }
-    } else if (s == "invalid") {
-      o.status = conformance::Status::invalid;
-    } else if (s == "unsupported") {
-      o.status = conformance::Status::unsupported;
-      o.why_unsupported = conformance::NotJudged::refused;
-    } else {
-      at_case.field("status").fail("expected ok, invalid or unsupported, got '" + s + "'");
-    }
+    // As in a results file (SPEC.md section 7).
+    conformance::Outcome o = conformance::read_result_outcome(
+        results[i], f, at_case, c.valid ? std::optional<std::size_t>(c.expected.size()) : std::nullopt);
     checked.emplace_back(&g, &c, std::move(o));
   }
   Json verdicts = Json::array();

@@ -1,7 +1,8 @@
 #include "posenc/adapters/results_file.hpp"
 
+#include "posenc/adapters/result_entry.hpp"
+
 #include <algorithm>
-#include <cmath>
 
 #include "posenc/vectors/json_reader.hpp"
 #include "posenc/vectors/manifest.hpp"
@@ -39,31 +40,7 @@ ResultsImplementation::ResultsImplementation(const std::string& document, const 
     json_io::require_only(list[i], {"file", "tcId", "status", "values"}, entry);
     const std::string file = json_io::read_string(json_io::member(list[i], "file", entry), entry.field("file"));
     const std::int64_t tc_id = json_io::read_small_int(json_io::member(list[i], "tcId", entry), entry.field("tcId"));
-    Outcome o;
-    const auto status = json_io::optional_member(list[i], "status");
-    const std::string s = status ? json_io::read_string(*status, entry.field("status")) : "ok";
-    if (s == "ok") {
-      o.status = Status::ok;
-      const Location at_values = entry.field("values");
-      const auto values = json_io::array_elements(json_io::member(list[i], "values", entry), at_values);
-      for (std::size_t k = 0; k < values.size(); ++k) {
-        // Outputs are values of the declared format (hex floats; inf, -inf or nan allowed).
-        const json_io::Where at_value(at_values, k);
-        const std::string text = json_io::read_string(values[k], at_value);
-        if (text == "nan") {
-          o.values.push_back(NAN);
-          continue;
-        }
-        o.values.push_back(to_double(format_, json_io::read_format_bits(values[k], format_, at_value)));
-      }
-    } else if (s == "invalid") {
-      o.status = Status::invalid;
-    } else if (s == "unsupported") {
-      o.status = Status::unsupported;
-      o.why_unsupported = NotJudged::refused;  // the file says it has no answer for this case
-    } else {
-      entry.field("status").fail("expected ok, invalid or unsupported, got '" + s + "'");
-    }
+    Outcome o = read_result_outcome(list[i], format_, entry);
     if (!results_.emplace(std::make_pair(file, tc_id), Entry{std::move(o), i}).second) {
       entry.fail("a second result for " + file + " tcId " + std::to_string(tc_id));
     }
