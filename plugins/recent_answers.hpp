@@ -9,10 +9,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
-#include <deque>
 #include <span>
 #include <vector>
 
+#include "posenc/recent_values.hpp"
 #include "posenc/rounded.hpp"
 
 namespace posenc::plugin {
@@ -24,26 +24,20 @@ class RecentAnswers {
   template <class Compute>
   const std::vector<Rounded>& get(const Params& p, std::span<const std::int64_t> positions,
                                   std::span<const double> x, Compute compute) {
-    std::vector<std::uint64_t> bits(x.size());
-    std::ranges::transform(x, bits.begin(), [](double v) { return std::bit_cast<std::uint64_t>(v); });
-    for (const Entry& e : kept_) {
-      if (e.params == p && std::ranges::equal(e.positions, positions) && e.x_bits == bits) return e.answer;
-    }
-    if (kept_.size() == kKept) kept_.pop_front();
-    kept_.push_back({p, {positions.begin(), positions.end()}, std::move(bits), compute()});
-    return kept_.back().answer;
+    Arguments key{p, {positions.begin(), positions.end()}, std::vector<std::uint64_t>(x.size())};
+    std::ranges::transform(x, key.x_bits.begin(), [](double v) { return std::bit_cast<std::uint64_t>(v); });
+    return kept_.get(key, [&](const Arguments&) { return compute(); });
   }
 
  private:
-  // One case's rows: q and k of a dot product, several tokens or heads.
-  static constexpr std::size_t kKept = 64;
-  struct Entry {
+  struct Arguments {
     Params params;
     std::vector<std::int64_t> positions;
     std::vector<std::uint64_t> x_bits;
-    std::vector<Rounded> answer;
+    friend bool operator==(const Arguments&, const Arguments&) = default;
   };
-  std::deque<Entry> kept_;
+  // One case's rows: q and k of a dot product, several tokens or heads.
+  RecentValues<Arguments, std::vector<Rounded>, 64> kept_;
 };
 
 }  // namespace posenc::plugin

@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "posenc/formulas/sinusoidal_frequency.hpp"
+#include "posenc/recent_values.hpp"
 #include "posenc/reference/reference.hpp"
 #include "posenc/vectors/case_types.hpp"
-#include "recent_values.hpp"
 #include "scaling_condition.hpp"
 
 namespace posenc::conformance {

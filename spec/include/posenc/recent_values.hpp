@@ -1,12 +1,13 @@
 #pragma once
-// A per-thread memory of the last few values a costly pure function returned, by argument.
-// The judge asks the reference for the same parameter set's frequencies or slopes for every
-// case of a group and every format the case is judged in; certified multiprecision values are
+// A memory of the last few values a costly pure function returned, by argument (one per thread
+// where it is thread_local). The judge asks the reference for the same parameter set's
+// frequencies or slopes for every case of a group and every format the case is judged in, and
+// the reference plugin is asked each case once per format; certified multiprecision values are
 // worth keeping.
 #include <cstddef>
 #include <deque>
 
-namespace posenc::conformance {
+namespace posenc {
 
 template <class Key, class Value, std::size_t Kept>
 class RecentValues {
@@ -31,4 +32,4 @@ class RecentValues {
   std::deque<Entry> kept_;
 };
 
-}  // namespace posenc::conformance
+}  // namespace posenc
