@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -128,19 +129,8 @@ std::vector<std::pair<std::string_view, JsonValue>> JsonValue::members() const {
 }
 
 std::size_t JsonValue::size() const {
-  // simdjson's sizes saturate at 2^24 - 1; beyond that, count.
-  constexpr std::size_t kSaturated = 0xFFFFFF;
-  std::size_t n = 0;
-  if (is_array()) {
-    const simdjson::dom::array array = e_.get_array().value_unsafe();
-    if (array.size() < kSaturated) return array.size();
-    for ([[maybe_unused]] simdjson::dom::element e : array) ++n;
-  } else if (is_object()) {
-    const simdjson::dom::object object = e_.get_object().value_unsafe();
-    if (object.size() < kSaturated) return object.size();
-    for ([[maybe_unused]] simdjson::dom::key_value_pair kv : object) ++n;
-  }
-  return n;
+  if (is_array()) return elements().size();
+  return is_object() ? members().size() : 0;
 }
 
 std::optional<JsonValue> JsonValue::find(std::string_view key) const {
@@ -181,18 +171,21 @@ void require_object(const JsonValue& j, const Location& at) {
   if (!j.is_object()) at.fail("expected an object");
 }
 
-void require_only(const JsonValue& object, std::initializer_list<const char*> allowed, const Location& at) {
+void require_only(const JsonValue& object, std::span<const std::string_view> allowed, const Location& at,
+                  const std::string& unknown) {
   require_object(object, at);
   const auto members = object.members();
   for (std::size_t i = 0; i < members.size(); ++i) {
     const std::string_view key = members[i].first;
-    bool known = false;
-    for (const char* a : allowed) known = known || key == a;
-    if (!known) at.field(std::string(key)).fail("unknown field");
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) at.field(std::string(key)).fail(unknown);
     for (std::size_t k = 0; k < i; ++k) {
       if (members[k].first == key) at.field(std::string(key)).fail("appears twice");
     }
   }
+}
+
+void require_only(const JsonValue& object, std::initializer_list<std::string_view> allowed, const Location& at) {
+  require_only(object, std::span<const std::string_view>(allowed.begin(), allowed.size()), at, "unknown field");
 }
 
 std::vector<JsonValue> array_elements(const JsonValue& j, const Location& at) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <fstream>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "params_json.hpp"
@@ -128,17 +129,8 @@ VectorCase case_from_json(CaseType type, const JsonValue& j, const Location& at_
     c.query = read_decimal_int(field("queryPosition"), at.field("queryPosition"));
     c.key = read_decimal_int(field("keyPosition"), at.field("keyPosition"));
   }
-  const auto members = j.members();
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    const std::string_view key = members[i].first;
-    if (std::find(allowed.begin(), allowed.begin() + static_cast<std::ptrdiff_t>(n_allowed), key) ==
-        allowed.begin() + static_cast<std::ptrdiff_t>(n_allowed)) {
-      at.field(std::string(key)).fail("unknown field for a " + std::string(to_string(type)) + " case");
-    }
-    for (std::size_t k = 0; k < i; ++k) {
-      if (members[k].first == key) at.field(std::string(key)).fail("appears twice");
-    }
-  }
+  require_only(j, std::span<const std::string_view>(allowed.data(), n_allowed), at,
+               "unknown field for a " + std::string(to_string(type)) + " case");
   const std::string result = read_string(member(j, "result", at), at.field("result"));
   if (result == "invalid") {
     c.valid = false;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,7 +45,7 @@ class JsonValue {
   // does not index them).
   std::vector<JsonValue> elements() const;
   std::vector<std::pair<std::string_view, JsonValue>> members() const;
-  std::size_t size() const;  // of an array or object
+  std::size_t size() const;  // of an array or object (0 for any other value)
   std::optional<JsonValue> find(std::string_view key) const;  // an object's member
   std::string text() const { return simdjson::to_string(e_); }  // the value as minified JSON
 
@@ -96,8 +97,11 @@ class Where {
 JsonValue member(const JsonValue& object, const std::string& key, const Location& at);
 std::optional<JsonValue> optional_member(const JsonValue& object, const std::string& key);
 void require_object(const JsonValue& j, const Location& at);
-// Every key of `object` is one of `allowed`, and none appears twice.
-void require_only(const JsonValue& object, std::initializer_list<const char*> allowed, const Location& at);
+// Every key of `object` is one of `allowed`, and none appears twice; a key not allowed is an
+// error saying `unknown`.
+void require_only(const JsonValue& object, std::span<const std::string_view> allowed, const Location& at,
+                  const std::string& unknown);
+void require_only(const JsonValue& object, std::initializer_list<std::string_view> allowed, const Location& at);
 // The elements of an array (an error unless `j` is one).
 std::vector<JsonValue> array_elements(const JsonValue& j, const Location& at);
 
