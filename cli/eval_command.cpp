@@ -8,7 +8,7 @@
 
 #include "commands.hpp"
 #include "numbers.hpp"
-#include "posenc/models/hf_config.hpp"
+#include "hf_vectors.hpp"
 #include "posenc/reference/reference.hpp"
 
 namespace posenc::cli {
@@ -148,8 +148,7 @@ struct RopeOptions {
                                "absent with --hf-config " + file + " (the config sets it)");
       }
     }
-    auto c = models::read_hf_config_file(file);
-    for (const auto& u : c.unread) std::cerr << "posenc: note: " << file << ": " << u << "\n";
+    auto c = read_hf_config_with_notes(file);
     RopeParams p = c.params;
     if (inverse.value) p.inverse = parse_bool("--inverse", *inverse.value);
     if (c.needs_seq_len()) {

@@ -10,9 +10,14 @@
 
 namespace posenc::cli {
 
-std::vector<conformance::VectorFile> hf_config_vectors(const std::string& config_file) {
-  const auto c = models::read_hf_config_file(config_file);
+models::HfRopeConfig read_hf_config_with_notes(const std::string& config_file) {
+  auto c = models::read_hf_config_file(config_file);
   for (const auto& u : c.unread) std::cerr << "posenc: note: " << config_file << ": " << u << "\n";
+  return c;
+}
+
+std::vector<conformance::VectorFile> hf_config_vectors(const std::string& config_file) {
+  const auto c = read_hf_config_with_notes(config_file);
   if (c.max_position_embeddings < 1) {
     throw InvalidParameter("hf_config.max_position_embeddings", "(missing)",
                            "an integer >= 1: the vectors' positions run past the model's context");

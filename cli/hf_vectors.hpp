@@ -6,11 +6,14 @@
 #include <vector>
 
 #include "judging_options.hpp"
+#include "posenc/models/hf_config.hpp"
 #include "posenc/vectors/vectors.hpp"
 
 namespace posenc::cli {
 
-// Reads the config (its unread keys printed to stderr as notes) and builds rope/STEM.json.
+// Reads the config; its unread keys are printed to stderr as notes (stdout stays the output).
+models::HfRopeConfig read_hf_config_with_notes(const std::string& config_file);
+// The config's vectors (read_hf_config_with_notes): rope/STEM.json.
 std::vector<conformance::VectorFile> hf_config_vectors(const std::string& config_file);
 
 // A fresh folder under the system's temporary directory, removed with everything in it when this
