@@ -84,7 +84,7 @@ def model_config(case):
         cfg["partial_rotary_factor"] = prf
     seq_len = None
     scaling = {"rope_type": rope_type, **rp}
-    # 4.48's dynamic and yarn functions take L0 from config.max_position_embeddings (they read no
+    # This version's dynamic and yarn functions take L0 from config.max_position_embeddings (they read no
     # original_max_position_embeddings), so the model config's max_position_embeddings is L0.
     # (dynamic: the fragment has L0 as the top-level max_position_embeddings already.)
     orig = rp.get("original_max_position_embeddings", hf.get("max_position_embeddings"))
@@ -101,6 +101,9 @@ def model_config(case):
         seq_len = int(p["scaling"]["seq_len"])
     kind = "llama"
     if "mrope_section" in p:
+        if len(p["mrope_section"]) != 3:
+            raise Unsupported(f"M-RoPE with {len(p['mrope_section'])} sections: Qwen2-VL's "
+                              "apply_multimodal_rotary_pos_emb has three axes (section i takes axis i % 3)")
         kind = "qwen2_vl"
         scaling = dict(scaling, mrope_section=list(p["mrope_section"]))
         if rope_type == "default":
@@ -155,6 +158,10 @@ class Model:
         position lists), x of dtype: as the module returns them, (batch 1, P, rotary_dim), M-RoPE
         (3, 1, P, rotary_dim). Dynamic NTK and LongRoPE add seq_len - 1 to the forward's positions
         (the forward that makes seq_len, SPEC.md 2.4) and drop it from the answer."""
+        axes = 3 if self.kind == "qwen2_vl" else 1
+        if any(len(p) != axes for p in positions):
+            raise Unsupported(f"a position of {len(positions[0])} coordinates for a model of {axes} axis(es): "
+                              "position_ids hold exactly that many per token, so no forward says it")
         ids = [list(p) for p in positions]
         if self.seq_len is not None:
             ids.append([self.seq_len - 1] * len(ids[0]))
@@ -191,6 +198,13 @@ class Model:
         else:
             rot = gptj_apply_rotary_pos_emb(rot, sin[..., : n // 2], cos[..., : n // 2])
         return torch.cat([rot, rest], dim=-1).reshape(-1)
+
+
+def apply_function(kind, layout):
+    """The name of the apply function a case's rotation runs (see rotate)."""
+    if kind == "qwen2_vl":
+        return "qwen2_vl.apply_multimodal_rotary_pos_emb"
+    return "llama.apply_rotary_pos_emb" if layout == "half" else "gptj.apply_rotary_pos_emb"
 
 
 def _axes(v):

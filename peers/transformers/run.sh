@@ -15,7 +15,7 @@ if ! [ -x "$python" ]; then
   echo "no Python at $python (scripts/python-venv.sh peers makes it)" >"$out/transformers.skipped"
   exit 0
 fi
-if ! why=$("$python" -c 'import torch, transformers' 2>&1); then
+if ! why=$("$python" -I -c 'import torch, transformers' 2>&1); then  # -I: not the cwd's folders
   echo "$python cannot import torch and transformers (scripts/python-venv.sh peers): ${why##*$'\n'}" \
     >"$out/transformers.skipped"
   exit 0

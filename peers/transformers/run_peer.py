@@ -80,7 +80,8 @@ def build_models(cases, refusals):
                 refusals[(case.file, f"refused the config: {type(e).__name__}: {e}")].add(case.tc_id)
                 models[key] = None
         configs.append({"file": case.file, "group": case.group, "comment": case.group_comment, "module": kind,
-                        "config": cfg, "seqLen": seq_len})
+                        "apply": hf_rope.apply_function(kind, case.params["layout"]), "config": cfg,
+                        "seqLen": seq_len})
     return models, configs
 
 
