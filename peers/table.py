@@ -142,15 +142,19 @@ def main(out, filter_=""):
     for (name, profile), s in sorted(timings.items()):
         print(f"- {name} under {profile}: {s:.1f} s wall (every row)")
     print("\n## Summary\n")
-    print("| row | profile | verdict | checks judged | failed | not judged |")
-    print("|---|---|---|---|---|---|")
+    print("| row | profile | verdict | checks judged | failed | not judged | why not conformant |")
+    print("|---|---|---|---|---|---|---|")
     for row, by_profile in rows.items():
         for profile in PROFILES:
             r = by_profile.get(profile)
             if r:
                 s = r["summary"]
+                v = r["verdict"]
+                why = [f"{part}: {x}" for part in ("accuracy", "validation") for x in v[part]["reasons"]]
+                why += v["coverage"]
                 print(f"| `{row}` | {profile} | {'CONFORMANT' if r['conformant'] else 'NOT CONFORMANT'} | "
-                      f"{s['passed'] + s['failed']:,} | {s['failed']:,} | {sum(s['notJudged'].values()):,} |")
+                      f"{s['passed'] + s['failed']:,} | {s['failed']:,} | {sum(s['notJudged'].values()):,} | "
+                      f"{'; '.join(why)} |")
     print("\n## Per file and format\n")
     print("| row | file | format | standard | worst margin (standard) | accurate to (standard) | strict | "
           "worst margin (strict) | accurate to (strict) |")
