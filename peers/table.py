@@ -137,7 +137,7 @@ def main(out, filter_=""):
     print(f"- command: `make peers` (`peers/run.sh build/posenc build/peers`), posenc {commit()}")
     print(f"- machine: {machine()}")
     for row, by_profile in rows.items():
-        impl = next(iter(by_profile.values()))["implementation"].split(" (results ")[0]
+        impl = next(iter(by_profile.values()))["implementation"].split(" (results ")[0].split(": ", 1)[-1]
         print(f"- `{row}`: {impl}")
     for (name, profile), s in sorted(timings.items()):
         print(f"- {name} under {profile}: {s:.1f} s wall (every row)")

@@ -25,8 +25,8 @@ FREQUENCIES_ROW = "f32"
 
 
 def run_row(cases, fmt, models, reasons, refusals):
-    writer = posenc.ResultsWriter(f"{hf_rope.describe()}, model dtype {hf_rope.DTYPES[fmt]}", fmt,
-                                  working_format="f32")
+    writer = posenc.ResultsWriter(f"transformers-{fmt}: {hf_rope.describe()}, model dtype {hf_rope.DTYPES[fmt]}",
+                                  fmt, working_format="f32")
     for case in cases:
         if fmt not in case.formats:
             continue
