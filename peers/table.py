@@ -114,7 +114,7 @@ def print_configs(out):
             print(f"| {file} | {', '.join(groups)} | {module} | {apply} | `{text}` | "
                   f"{seq_len if seq_len is not None else ''} |")
         for r in doc.get("refusals", []):
-            print(f"\n- {r['file']} tcIds {', '.join(map(str, r['tcIds']))}: {r['how']} (counted as refused)")
+            print(f"\n- {r['file']} tcIds {', '.join(map(str, r['tcIds']))}: {r['how']} (answered invalid: transformers refused it)")
 
 
 def main(out, filter_=""):

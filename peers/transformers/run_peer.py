@@ -68,8 +68,12 @@ def build_models(cases, refusals):
             continue
         try:
             kind, cfg, seq_len = hf_rope.model_config(case)
-        except (hf_rope.Unsupported, PosencError) as e:
-            models[key] = str(e).split(": no Hugging Face-style rope config: ")[-1]
+        except hf_rope.Unsupported as e:
+            models[key] = str(e)
+            continue
+        except PosencError as e:  # the CLI writes no config for these parameters (case.hf_rope_config)
+            why = str(e).split(": no Hugging Face-style rope config: ")[-1]
+            models[key] = why if case.valid else f"no Hugging Face config is written for invalid parameters: {why}"
             continue
         try:
             models[key] = hf_rope.Model(kind, cfg, seq_len)

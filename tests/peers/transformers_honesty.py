@@ -38,7 +38,7 @@ SLACK = 4.0
 FILES = ["rope/none", "rope/linear", "rope/dynamic", "rope/yarn", "rope/llama3", "rope/longrope", "rope/mrope",
          "rope/partial"]
 MAX_POSITION = 4096  # small cases: a float32 angle is still accurate to ~1e-6 there
-PER_TYPE = 3  # cases of each type per file
+PER_TYPE = 3  # cases of each type and layout per file
 
 
 def position_of(case):
@@ -77,7 +77,7 @@ def picked(cases):
             continue
         if case.type != "rope_frequencies" and position_of(case) > MAX_POSITION:
             continue
-        key = (case.file, case.type)
+        key = (case.file, case.type, case.params["layout"])  # both layouts where a file has them
         if count.get(key, 0) >= PER_TYPE:
             continue
         try:
@@ -103,6 +103,8 @@ def main(cli):
                 bad.append(f"{case.file} tcId {case.tc_id} ({case.type}, {case.group_comment[:60]}): element {i} "
                            f"= {g!r}, reference {w!r}, |difference| {abs(g - w):.3g} > tolerance {e:.3g}")
     files = sorted({c.file for c, _ in runs})
+    layouts = sorted({(c.type, c.params["layout"], model.kind) for c, model in runs})
+    print("compared: " + ", ".join(f"{t} {lay} ({kind})" for t, lay, kind in layouts))
     print(f"transformers {hf_rope.VERSION}: {checked} float32 elements of {len(files)} files compared with the "
           f"reference's f64 values: {len(bad)} beyond the float32 tolerance")
     for line in bad[:10]:
