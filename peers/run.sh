@@ -11,15 +11,16 @@ rm -f "$out"/*.json "$out"/*.skipped "$out"/*.unsupported.txt "$out"/timings.txt
 for run in "$here"/*/run.sh; do
   name=$(basename "$(dirname "$run")")
   for profile in standard strict; do
+    load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown)
     start=$(date +%s%N)
     bash "$run" "$cli" "$out" "$profile" ${filter:+"$filter"}
-    seconds=$(( ($(date +%s%N) - start) / 1000000 ))
-    echo "$name $profile $seconds" >>"$out/timings.txt"
+    seconds=$(( ($(date +%s%N) - start) / 1000000 ))  # milliseconds
+    echo "$name $profile $seconds $load" >>"$out/timings.txt"
     if [ -f "$out/$name.skipped" ]; then
       echo "posenc: peer $name skipped: $(cat "$out/$name.skipped")"
       break
     fi
-    echo "posenc: peer $name under $profile: $((seconds / 1000)).$(printf %03d $((seconds % 1000))) s wall"
+    echo "posenc: peer $name under $profile: $((seconds / 1000)).$(printf %03d $((seconds % 1000))) s wall (load $load)"
   done
 done
 shopt -s nullglob
