@@ -74,7 +74,8 @@ def machine():
     distro = ""
     try:
         with open("/etc/os-release") as f:
-            distro = next((line.split("=", 1)[1].strip().strip('"') for line in f if line.startswith("PRETTY_NAME")), "")
+            distro = next((line.split("=", 1)[1].strip().strip('"') for line in f
+                           if line.startswith("PRETTY_NAME")), "")
     except OSError:
         pass
     return f"{platform.machine()}, {cpu or 'unknown CPU'}, {os.cpu_count()} cores, {distro or platform.system()}"
@@ -114,7 +115,8 @@ def print_configs(out):
             print(f"| {file} | {', '.join(groups)} | {module} | {apply} | `{text}` | "
                   f"{seq_len if seq_len is not None else ''} |")
         for r in doc.get("refusals", []):
-            print(f"\n- {r['file']} tcIds {', '.join(map(str, r['tcIds']))}: {r['how']} (answered invalid: transformers refused it)")
+            ids = ", ".join(map(str, r["tcIds"]))
+            print(f"\n- {r['file']} tcIds {ids}: {r['how']} (answered invalid: transformers refused it)")
 
 
 def main(out, filter_=""):

@@ -92,8 +92,8 @@ def model_config(case):
         cfg["max_position_embeddings"] = int(orig)
     if rope_type == "yarn":
         del scaling["original_max_position_embeddings"]
-    if rope_type == "llama3":  # not read; a Llama 3.1-like config extends past L0 (else a warning)
-        cfg["max_position_embeddings"] = int(orig * max(float(rp["factor"]), 2.0))
+    if rope_type == "llama3":  # not read by llama3; past L0 as in Llama 3.1's config (else validation warns)
+        cfg["max_position_embeddings"] = 2 * int(orig)
     if rope_type in ("dynamic", "longrope"):
         if "seq_len" not in p["scaling"]:
             raise Unsupported(f"{rope_type} without seq_len: in transformers seq_len is the forward's "
@@ -101,6 +101,9 @@ def model_config(case):
         seq_len = int(p["scaling"]["seq_len"])
     kind = "llama"
     if "mrope_section" in p:
+        if rope_type == "longrope":
+            raise Unsupported("M-RoPE with longrope: Qwen2VLRotaryEmbedding does not switch LongRoPE's short and "
+                              "long factors (only Phi-3's module does)")
         if len(p["mrope_section"]) != 3:
             raise Unsupported(f"M-RoPE with {len(p['mrope_section'])} sections: Qwen2-VL's "
                               "apply_multimodal_rotary_pos_emb has three axes (section i takes axis i % 3)")
@@ -116,8 +119,9 @@ def model_config(case):
         factor = float(rp["factor"])
         extended = factor * int(orig)
         if extended != int(extended):
-            raise Unsupported(f"longrope factor {factor!r}: transformers {VERSION} takes the factor as max_position_embeddings / "
-                              f"original_max_position_embeddings, and {factor!r} * {orig} is not an integer")
+            raise Unsupported(f"longrope factor {factor!r}: transformers {VERSION} takes the factor as "
+                              f"max_position_embeddings / original_max_position_embeddings, and {factor!r} * {orig} "
+                              "is not an integer")
         cfg["max_position_embeddings"] = int(extended)
         cfg["original_max_position_embeddings"] = int(orig)
         scaling = {"type": "longrope", **{k: rp[k] for k in ("short_factor", "long_factor", "attention_factor")
