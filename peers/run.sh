@@ -25,8 +25,9 @@ for run in "$here"/*/run.sh; do
 done
 shopt -s nullglob
 reports=("$out"/*.standard.json "$out"/*.strict.json)
+rm -f "$out/peers.html"
 if [ ${#reports[@]} -gt 0 ]; then
   "$cli" compare --html "$out/peers.html" "${reports[@]}" >"$out/compare.txt"
 fi
 python3 "$here/table.py" "$out" "${filter:+$filter}" >"$out/peers.md"
-echo "posenc: $out/peers.md, $out/peers.html"
+echo "posenc: $out/peers.md$([ -f "$out/peers.html" ] && echo ", $out/peers.html")"
