@@ -1,6 +1,7 @@
 #include "posenc/vectors/json_reader.hpp"
 
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include <algorithm>
 #include <bit>
@@ -8,6 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <type_traits>
 #include <optional>
 
 namespace posenc::conformance::json_io {
@@ -90,9 +93,34 @@ double hex_to_double(std::string_view text, const Where& at) {
 
 }  // namespace
 
-JsonDocument::JsonDocument(const std::string& text, const std::string& name) {
+struct SimdjsonBridge {
+  static_assert(sizeof(simdjson::dom::element) == sizeof(JsonValue::element_) &&
+                alignof(simdjson::dom::element) <= alignof(JsonValue) &&
+                std::is_trivially_copyable_v<simdjson::dom::element>);
+  static simdjson::dom::element element(const JsonValue& v) {
+    simdjson::dom::element e;
+    std::memcpy(static_cast<void*>(&e), v.element_, sizeof e);
+    return e;
+  }
+  static JsonValue value(simdjson::dom::element e) {
+    JsonValue v;
+    std::memcpy(v.element_, static_cast<const void*>(&e), sizeof e);
+    return v;
+  }
+};
+
+namespace {
+simdjson::dom::element element(const JsonValue& v) { return SimdjsonBridge::element(v); }
+JsonValue value(simdjson::dom::element e) { return SimdjsonBridge::value(e); }
+}  // namespace
+
+struct JsonDocument::Parser {
+  simdjson::dom::parser parser;
+};
+
+JsonDocument::JsonDocument(const std::string& text, const std::string& name) : parser_(std::make_unique<Parser>()) {
   simdjson::dom::element root;
-  if (const auto error = parser_.parse(text).get(root)) {
+  if (const auto error = parser_->parser.parse(text).get(root)) {
     // nlohmann/json says where the text stops being JSON; simdjson names only the kind of error.
     std::string why = simdjson::error_message(error);
     try {
@@ -102,29 +130,43 @@ JsonDocument::JsonDocument(const std::string& text, const std::string& name) {
     }
     throw VectorFileError(name + ": not valid JSON: " + why);
   }
-  root_ = JsonValue(root);
+  root_ = value(root);
 }
+
+JsonDocument::~JsonDocument() = default;
+
+bool JsonValue::is_object() const { return element(*this).is_object(); }
+bool JsonValue::is_array() const { return element(*this).is_array(); }
+bool JsonValue::is_string() const { return element(*this).is_string(); }
+bool JsonValue::is_boolean() const { return element(*this).is_bool(); }
+bool JsonValue::is_null() const { return element(*this).is_null(); }
+bool JsonValue::is_number() const { return element(*this).is_number(); }
+bool JsonValue::is_number_integer() const { return element(*this).is_int64() || element(*this).is_uint64(); }
+std::string_view JsonValue::string() const { return element(*this).get_string().value_unsafe(); }
+bool JsonValue::boolean() const { return element(*this).get_bool().value_unsafe(); }
+double JsonValue::number() const { return element(*this).get_double().value_unsafe(); }
+std::string JsonValue::text() const { return simdjson::to_string(element(*this)); }
 
 std::optional<std::int64_t> JsonValue::integer() const {
   std::int64_t v = 0;
-  if (e_.get_int64().get(v)) return std::nullopt;
+  if (element(*this).get_int64().get(v)) return std::nullopt;
   return v;
 }
 
 // (simdjson's get_array() and get_object() return results by value: the array or object is
 // copied out before it is walked.)
 std::vector<JsonValue> JsonValue::elements() const {
-  const simdjson::dom::array array = e_.get_array().value_unsafe();
+  const simdjson::dom::array array = element(*this).get_array().value_unsafe();
   std::vector<JsonValue> out;
   out.reserve(array.size());
-  for (simdjson::dom::element e : array) out.emplace_back(e);
+  for (simdjson::dom::element e : array) out.push_back(value(e));
   return out;
 }
 
 std::vector<std::pair<std::string_view, JsonValue>> JsonValue::members() const {
-  const simdjson::dom::object object = e_.get_object().value_unsafe();
+  const simdjson::dom::object object = element(*this).get_object().value_unsafe();
   std::vector<std::pair<std::string_view, JsonValue>> out;
-  for (simdjson::dom::key_value_pair kv : object) out.emplace_back(kv.key, JsonValue(kv.value));
+  for (simdjson::dom::key_value_pair kv : object) out.emplace_back(kv.key, value(kv.value));
   return out;
 }
 
@@ -135,10 +177,10 @@ std::size_t JsonValue::size() const {
 
 std::optional<JsonValue> JsonValue::find(std::string_view key) const {
   if (!is_object()) return std::nullopt;
-  const simdjson::dom::object object = e_.get_object().value_unsafe();
+  const simdjson::dom::object object = element(*this).get_object().value_unsafe();
   simdjson::dom::element v;
   if (object.at_key(key).get(v)) return std::nullopt;
-  return JsonValue(v);
+  return value(v);
 }
 
 Location Location::field(const std::string& key) const {

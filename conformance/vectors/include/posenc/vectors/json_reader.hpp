@@ -5,9 +5,9 @@
 // Documents are parsed with simdjson's DOM: a vector file is tens of megabytes of short strings,
 // and nlohmann/json's parser spent ~70% of `posenc list` building its tree (one allocation per
 // value), several times more under the sanitizers. Writing stays with nlohmann (json_writer.hpp).
-#include <simdjson.h>
-
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,20 +24,19 @@ namespace posenc::conformance::json_io {
 class JsonValue {
  public:
   JsonValue() = default;
-  explicit JsonValue(simdjson::dom::element e) : e_(e) {}
 
-  bool is_object() const { return e_.is_object(); }
-  bool is_array() const { return e_.is_array(); }
-  bool is_string() const { return e_.is_string(); }
-  bool is_boolean() const { return e_.is_bool(); }
-  bool is_null() const { return e_.is_null(); }
-  bool is_number() const { return e_.is_number(); }
-  bool is_number_integer() const { return e_.is_int64() || e_.is_uint64(); }
+  bool is_object() const;
+  bool is_array() const;
+  bool is_string() const;
+  bool is_boolean() const;
+  bool is_null() const;
+  bool is_number() const;
+  bool is_number_integer() const;
 
   // Each requires its type (checked by the caller with is_*).
-  std::string_view string() const { return e_.get_string().value_unsafe(); }
-  bool boolean() const { return e_.get_bool().value_unsafe(); }
-  double number() const { return e_.get_double().value_unsafe(); }
+  std::string_view string() const;
+  bool boolean() const;
+  double number() const;
   // An integer in [-2^63, 2^63-1], or nullopt for one beyond it.
   std::optional<std::int64_t> integer() const;
 
@@ -47,10 +46,14 @@ class JsonValue {
   std::vector<std::pair<std::string_view, JsonValue>> members() const;
   std::size_t size() const;  // of an array or object (0 for any other value)
   std::optional<JsonValue> find(std::string_view key) const;  // an object's member
-  std::string text() const { return simdjson::to_string(e_); }  // the value as minified JSON
+  std::string text() const;  // the value as minified JSON
 
  private:
-  simdjson::dom::element e_;
+  friend struct SimdjsonBridge;  // json_reader.cpp: to and from simdjson::dom::element
+  // The bytes of a simdjson::dom::element (a document pointer and a tape index), so that only
+  // json_reader.cpp includes simdjson.h: the header alone took ~4 CPU s to compile in each of
+  // the nine units that read JSON (checked there: size, alignment, trivially copyable).
+  alignas(void*) unsigned char element_[2 * sizeof(void*)]{};
 };
 
 // A parsed document; its values point into it.
@@ -58,12 +61,14 @@ class JsonDocument {
  public:
   // A VectorFileError "NAME: not valid JSON: ..." unless `text` is one JSON value.
   JsonDocument(const std::string& text, const std::string& name);
+  ~JsonDocument();
   JsonDocument(const JsonDocument&) = delete;
   JsonDocument& operator=(const JsonDocument&) = delete;
   JsonValue root() const { return root_; }
 
  private:
-  simdjson::dom::parser parser_;
+  struct Parser;  // simdjson's DOM parser, which owns the document
+  std::unique_ptr<Parser> parser_;
   JsonValue root_;
 };
 
