@@ -26,8 +26,11 @@ cmake --build build-asan -j "$jobs"
 #   (plugins.*.mutant, plugins.*.property, the unrotated and sign-flip plugins) go through the
 #   same runner, profiles and properties via `posenc conform`.
 # conform_mutants' quick checks (tampered vectors, invalid parameters, ALiBi, one ulp off, the
-# margin of a pass, ...) still run here.
+# margin of a pass, ...) still run here. And vectors_loader's recomputation of every shipped case
+# through the reference (Vectors.ExpectedValues...), which vectors_regenerate_identical does here
+# too (it evaluates every case through the reference, then compares the files byte for byte).
 whole_files=(
+  Vectors.ExpectedValuesAreTheReferencesAndInvalidCasesAreRefused
   Conform.ReferencePassesExactOnEveryVector
   Conform.UnrotatedAndSignFlippedAreNeverConformant
   Conform.VacuousBoundsAreNotJudgedNeverPassed

@@ -1,9 +1,9 @@
 // Cross-check of the two independent backends: MPFR (correctly rounded elementary functions) and
 // Boost's cpp_bin_float must certify bit-identical roundings in all four formats, and the same
 // 41-digit decimal, on random parameters and inputs of every family. RC_PARAMS sets the case
-// count (CTest: 10,000 per family). Floating-point inputs are drawn from raw bit patterns and
-// special values, since RapidCheck's own double generator never yields subnormals, -0 or huge
-// values.
+// count (CTest: 10,000 per family; 1,000 under the sanitizers). Floating-point inputs are drawn
+// from raw bit patterns and special values, since RapidCheck's own double generator never yields
+// subnormals, -0 or huge values.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
