@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# peers/llamacpp/build-ggml.sh OUT PIP [CMAKE-ARGS...]: builds OUT/posenc_llamacpp_plugin.so, the
+# peers/llamacpp/build-ggml.sh OUT PYTHON [CMAKE-ARGS...]: builds OUT/posenc_llamacpp_plugin.so, the
 # llama.cpp peer (peers/llamacpp/plugin), from llama.cpp's ggml in the pinned llama-cpp-python
-# sdist on PyPI: downloaded with PIP (`pip download`, the ordinary client) into OUT/download,
+# sdist on PyPI: downloaded with `PYTHON -m pip download` (the ordinary client) into OUT/download,
 # checked against its sha256, its vendor/llama.cpp/ggml extracted to OUT/ggml (nothing of ggml is
 # kept in the project), then the sub-project configured and built in OUT/build. CMAKE-ARGS go to
 # that configure (compilers, launchers, POSENC_WERROR). When the sdist cannot be had (no network,
@@ -9,7 +9,7 @@
 # the peer's tests then skip, never pass or fail. A build that fails is an error. Run by the
 # build (target posenc_llamacpp_plugin, tests/peers/CMakeLists.txt), never by a test.
 set -euo pipefail
-out=$1 pip=$2
+out=$1 python=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 version=0.3.36
@@ -28,9 +28,9 @@ if [[ ! -f $sdist ]] || ! echo "$sha256  $sdist" | sha256sum --check --status; t
   rm -f "$sdist"
   # --no-binary for the package alone: its build backend (pip reads the sdist's metadata with
   # it) comes as wheels.
-  if ! "$pip" download --quiet --disable-pip-version-check --no-input --no-deps --no-binary llama-cpp-python \
+  if ! "$python" -m pip download --quiet --disable-pip-version-check --no-input --no-deps --no-binary llama-cpp-python \
       "llama-cpp-python==$version" -d "$out/download" >"$out/download/pip.log" 2>&1; then
-    unavailable "llama-cpp-python==$version sdist could not be downloaded with $pip: $(tail -n 1 "$out/download/pip.log")"
+    unavailable "llama-cpp-python==$version sdist could not be downloaded with $python -m pip: $(tail -n 1 "$out/download/pip.log")"
   fi
   if ! echo "$sha256  $sdist" | sha256sum --check --status; then
     unavailable "llama-cpp-python==$version sdist does not have the pinned sha256 $sha256"
