@@ -29,12 +29,13 @@
 //   n_ctx_orig      yarn: original_max_positions (unsupported past INT_MAX); else 0 (unused).
 //   beta_fast/slow  yarn: (float)beta_fast, (float)beta_slow (defaults 32 and 1, SPEC 2.4).
 //   attn_factor     the kernel scales cos and sin by attn_factor, and with ext_factor != 0 also
-//                   by 1 + 0.1f*logf(1/freq_scale) (rope_yarn, ggml-cpu/ops.cpp), which is
-//                   posenc's m = g(s, 1) for s > 1: so 1 for none, linear and yarn without
-//                   mscale fields and s > 1. A yarn m of another value (attention_factor,
-//                   mscale/mscale_all_dim, or s <= 1 where posenc's m is 1) is passed as
-//                   m / (1 + 0.1f*logf(1/freq_scale)), in float, as llama.cpp's DeepSeek-V2 graph
-//                   cancels the kernel's own factor (attn_factor = 1.0f/(1.0f + 0.1f*logf(1.0f/freq_scale))).
+//                   by 1 + 0.1f*logf(1/freq_scale) (rope_yarn, ggml-cpu/ops.cpp). 1 for none and
+//                   linear. yarn: as llama.cpp's llama_context constructor (src/llama-context.cpp)
+//                   sets cparams.yarn_attn_factor: posenc's m (SPEC 2.4: attention_factor, or
+//                   g(s, mscale)/g(s, mscale_all_dim), or g(s, 1)) times 1.0f/(1.0f + 0.1f*logf(factor)),
+//                   factor = 1/freq_scale, which cancels the kernel's own factor ("when YARN is
+//                   applied with yarn_ext_factor != 0.0f, we need to cancel this factor"); m is
+//                   formed in binary64 and rounded to float, the rest in float as there.
 //                   longrope: (float)m, m computed in binary64 as the GGUF converter does
 //                   (sqrt(1 + log(factor)/log(original)) unless attention_factor is given).
 //   tensor c        freq_factors (theta_i / c_i): longrope's long_factor when seq_len >
@@ -110,16 +111,12 @@ posenc_status map_yarn(const posenc_rope_scaling& s, GgmlRope& g) {
   g.beta_fast = static_cast<float>(beta_fast);
   g.beta_slow = static_cast<float>(beta_slow);
   double m = yarn_g(s.factor, 1.0);
-  bool own_factor = s.factor > 1;  // the kernel's 1 + 0.1 ln(s) is posenc's m
-  if (s.fields & POSENC_FIELD_ATTENTION_FACTOR) {
+  if (s.fields & POSENC_FIELD_ATTENTION_FACTOR)
     m = s.attention_factor;
-    own_factor = false;
-  } else if ((s.fields & POSENC_FIELD_MSCALE) && (s.fields & POSENC_FIELD_MSCALE_ALL_DIM)) {
+  else if ((s.fields & POSENC_FIELD_MSCALE) && (s.fields & POSENC_FIELD_MSCALE_ALL_DIM))
     m = yarn_g(s.factor, s.mscale) / yarn_g(s.factor, s.mscale_all_dim);
-    own_factor = false;
-  }
-  if (!own_factor)
-    g.attn_factor = static_cast<float>(m) / (1.0f + 0.1f * std::log(1.0f / g.freq_scale));
+  const float factor = 1.0f / g.freq_scale;
+  g.attn_factor = static_cast<float>(m) * (1.0f / (1.0f + 0.1f * std::log(factor)));
   return POSENC_OK;
 }
 
