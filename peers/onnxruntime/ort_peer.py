@@ -14,8 +14,9 @@ and Operators.md RotaryEmbedding), and what this adapter passes:
   every scaling and the attention factor live in the cache, which the caller computes. So the
   cache is the row's choice (two rows, below), and what is judged of ORT itself is the gather and
   the rotation arithmetic in the storage format (ORT's CPU kernel computes in T).
-- position_ids: int64 [batch, seq], each in [0, cache rows): a row index, never a position value.
-  The adapter builds one cache row per token, for its position, and passes position_ids 0..seq-1,
+- position_ids: int64 [batch, seq], each in [0, cache rows): a row index, never a position value
+  (outside it both ops fail the run: "position_ids value 2 at index 1 is out of range [0, 2)",
+  INVALID_ARGUMENT, measured with 1.31.1). The adapter builds one cache row per token, for its position, and passes position_ids 0..seq-1,
   so any int64 position (negative, past 2^31) is mapped without a cache of 2^31 rows.
 - interleaved: 1 for posenc's `interleaved` layout (pairs (2i, 2i+1)), 0 for `half` (pairs (i,
   i + rotary_dim/2) within the rotated span).
