@@ -48,10 +48,9 @@ if [[ ! -f $out/build/CMakeCache.txt ]]; then
     -DPOSENC_SOURCE_DIR="$(cd "$here/../.." && pwd)" "$@" >"$out/configure.log" 2>&1 ||
     { cat "$out/configure.log" >&2; rm -f "$out/build/CMakeCache.txt"; exit 1; }
 fi
-# Under make's jobserver (the parent build) the sub-build takes its job slots; otherwise 2 jobs.
-jobs=(-j"${POSENC_GGML_JOBS:-2}")
-[[ ${MAKEFLAGS:-} == *jobserver* ]] && jobs=()
-cmake --build "$out/build" "${jobs[@]}" --target posenc_llamacpp_plugin >"$out/build.log" 2>&1 ||
+# Its own 2 jobs: CMake (3.25) gives a custom target's command no access to the parent make's
+# jobserver, so the sub-make must not look for one.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake --build "$out/build" -j"${POSENC_GGML_JOBS:-2}" --target posenc_llamacpp_plugin >"$out/build.log" 2>&1 ||
   { tail -n 60 "$out/build.log" >&2; exit 1; }
 cp "$out/build/posenc_llamacpp_plugin.so" "$out/posenc_llamacpp_plugin.so.tmp"
 mv "$out/posenc_llamacpp_plugin.so.tmp" "$out/posenc_llamacpp_plugin.so"
