@@ -43,10 +43,13 @@ if [[ ! -f $out/ggml/.extracted-$version ]]; then
   tar -xzf "$sdist" -C "$out/ggml" --strip-components=4 "llama_cpp_python-$version/vendor/llama.cpp/ggml"
   touch "$out/ggml/.extracted-$version"
 fi
-if [[ ! -f $out/build/CMakeCache.txt ]]; then
+# Configured again when CMAKE-ARGS change (POSENC_WERROR, compilers), else only built.
+args=$(printf '%q ' "$@")
+if [[ ! -f $out/build/CMakeCache.txt || $(cat "$out/build/posenc-args" 2>/dev/null) != "$args" ]]; then
   cmake -S "$here/plugin" -B "$out/build" -DCMAKE_BUILD_TYPE=Release -DGGML_SOURCE_DIR="$out/ggml" \
     -DPOSENC_SOURCE_DIR="$(cd "$here/../.." && pwd)" "$@" >"$out/configure.log" 2>&1 ||
     { cat "$out/configure.log" >&2; rm -f "$out/build/CMakeCache.txt"; exit 1; }
+  echo "$args" >"$out/build/posenc-args"
 fi
 # Its own 2 jobs: CMake (3.25) gives a custom target's command no access to the parent make's
 # jobserver, so the sub-make must not look for one.

@@ -211,7 +211,8 @@ posenc_status posenc_rope_apply(const posenc_rope_params* p, posenc_dtype dtype,
   const posenc_status status = map_params(p, g);
   if (status != POSENC_OK) return status;
   if (dtype != POSENC_F32 && dtype != POSENC_F16) return POSENC_UNSUPPORTED;
-  if (n_tokens < 1 || n_heads < 1) return n_tokens < 0 || n_heads < 0 ? POSENC_INVALID_PARAMETERS : POSENC_OK;
+  if (n_tokens < 0 || n_heads < 1) return POSENC_INVALID_PARAMETERS;  // as the reference plugin
+  if (n_tokens == 0) return POSENC_OK;
   if (n_tokens > std::numeric_limits<int32_t>::max() / 4 || n_heads > std::numeric_limits<int32_t>::max())
     return POSENC_UNSUPPORTED;
   const int64_t axes = p->n_axes;
