@@ -4,10 +4,11 @@
 # -fsanitize=fuzzer-no-link,address,undefined and no recovery (POSENC_FUZZ). -O1 with line tables
 # only: the instrumented heavy reference units compile in far less time than at -O2 -g, and
 # sanitizer reports still name file and line. No browser test (it checks rendering, which
-# `make test` does).
+# `make test` does). No peers (POSENC_PEER_TESTS): third-party code, judged by `make test`; their
+# sanitized run would only add a second ggml build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flags="-O1 -gline-tables-only -DNDEBUG"
 CC=clang-16 CXX=clang++-16 scripts/configure.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$flags" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=$flags" \
-  -DPOSENC_FUZZ=ON -DBUILD_TESTING=ON -DPOSENC_BROWSER_TEST=OFF -DPOSENC_WERROR="${POSENC_WERROR:-OFF}"
+  -DPOSENC_FUZZ=ON -DBUILD_TESTING=ON -DPOSENC_BROWSER_TEST=OFF -DPOSENC_PEER_TESTS=OFF -DPOSENC_WERROR="${POSENC_WERROR:-OFF}"
