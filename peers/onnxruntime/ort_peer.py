@@ -36,8 +36,11 @@ Rows (peers/onnxruntime/run.sh writes one report per row):
   are unsupported in this row.
 - `accurate`: the reference's certified table row (`posenc eval rope` without --x: m cos t_i,
   m sin t_i correctly rounded to the storage format), for every scaling, M-RoPE and proportional.
-Not supported in either row: f64 storage (the contrib op's CPU kernel has float and float16 only),
-bf16, the cases whose output is not a rotation (tables, frequencies, logits: the op outputs a
+Not supported in either row: f64 (not a type T of either op: the model is refused, "Type
+'tensor(double)' of input parameter (x) of operator (RotaryEmbedding)"), bf16 (the CPU execution
+provider has no bf16 implementation: "Could not find an implementation for RotaryEmbedding(1)"
+for the contrib op and "for Mul(14)" for the standard one, which ORT runs as its function body;
+both measured with 1.31.1), the cases whose output is not a rotation (tables, frequencies, logits: the op outputs a
 rotated tensor only) and the invalid cases (the op takes a cache, not posenc's parameters).
 """
 import json
@@ -69,7 +72,7 @@ def why_unsupported(case, fmt, row):
     if case.type != "rope_rotate":
         return f"{case.type}: the op outputs a rotated tensor only"
     if fmt not in FORMATS:
-        return f"{fmt}: the op's type T is float or float16 here"
+        return f"{fmt}: the ops run in float and float16 only on ORT's CPU execution provider"
     if row == "framework" and case.params["scaling"]["kind"] not in ("none", "linear"):
         return (f"scaling {case.params['scaling']['kind']}: its framework-way cache is transformers' rope-init "
                 "function (the transformers peer)")
