@@ -39,8 +39,8 @@ Rows (peers/onnxruntime/run.sh writes one report per row):
 Not supported in either row: f64 (not a type T of either op: the model is refused, "Type
 'tensor(double)' of input parameter (x) of operator (RotaryEmbedding)"), bf16 (the CPU execution
 provider has no bf16 implementation: "Could not find an implementation for RotaryEmbedding(1)"
-for the contrib op and "for Mul(14)" for the standard one, which ORT runs as its function body;
-both measured with 1.31.1), the cases whose output is not a rotation (tables, frequencies, logits: the op outputs a
+for the contrib op; for the standard one, "... for Mul(14)": with no bf16 kernel ORT falls back
+to the op's ONNX function body, whose Mul has none either; both measured with 1.31.1), the cases whose output is not a rotation (tables, frequencies, logits: the op outputs a
 rotated tensor only) and the invalid cases (the op takes a cache, not posenc's parameters).
 """
 import json
