@@ -15,9 +15,9 @@ INT32 = "positions outside int32 (ggml's positions tensor is GGML_TYPE_I32)"
 REFUSED = {  # file: why its groups are refused in f32 and f16
     "rope/none.json": INT32,
     "rope/ntk.json": "NTK: ggml takes freq_base as given and has no NTK argument",
-    "rope/dynamic.json": "dynamic NTK: no ggml argument (llama.cpp has no dynamic NTK)",
+    "rope/dynamic.json": "dynamic NTK: no ggml argument (freq_base is taken as given)",
     "rope/llama3.json": "llama3: the per-pair factors are computed by llama.cpp's GGUF converter "
-                        "(rope_freqs), not by ggml",
+                        "(rope_freqs, conversion/llama.py), not by ggml",
     "rope/proportional.json": "proportional: ggml's n_dims is both the exponent's dimension and the rotated span",
     "rope/yarn.json": "yarn with truncate false: ggml_rope_yarn_corr_dims always floors and ceils; " + INT32,
     "rope/mrope.json": "interleaved M-RoPE: GGML_ROPE_TYPE_MROPE has NEOX ordering only; " + INT32,

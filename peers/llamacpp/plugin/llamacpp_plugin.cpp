@@ -36,16 +36,19 @@
 //                   factor = 1/freq_scale, which cancels the kernel's own factor ("when YARN is
 //                   applied with yarn_ext_factor != 0.0f, we need to cancel this factor"); m is
 //                   formed in binary64 and rounded to float, the rest in float as there.
-//                   longrope: (float)m, m computed in binary64 as the GGUF converter does
-//                   (sqrt(1 + log(factor)/log(original)) unless attention_factor is given).
+//                   longrope: (float)m, m in binary64 as llama.cpp's GGUF converter forms the
+//                   rope.scaling.attn_factor it stores (conversion/phi.py: sqrt(1 + log(scale)/
+//                   log(original)), scale = max/original positions, which is posenc's factor in
+//                   the shipped vectors), or attention_factor when given.
 //   tensor c        freq_factors (theta_i / c_i): longrope's long_factor when seq_len >
-//                   original_max_positions, else short_factor, as float32 (llama.cpp's
-//                   build_rope_factors picks rope_long when n_ctx_per_seq > n_ctx_orig_yarn).
-//                   Nothing else: llama3's factors are computed by llama.cpp's GGUF converter
-//                   (Python), not by ggml, so llama3 is unsupported rather than computed here.
+//                   original_max_positions, else short_factor, as float32 (llama_model::
+//                   get_rope_factors in src/llama-model.cpp picks rope_long when n_ctx_seq >
+//                   n_ctx_orig_yarn). Nothing else: llama3's factors (rope_freqs) are computed by
+//                   the GGUF converter (conversion/llama.py, generate_extra_tensors), not by
+//                   ggml, so llama3 is unsupported rather than computed here.
 // Unsupported (POSENC_UNSUPPORTED): f64 and bf16 storage, positions outside int32, `proportional`,
-// interleaved M-RoPE, scalings ntk and dynamic (ggml takes the base as given and has no NTK
-// argument; llama.cpp has no dynamic NTK), llama3 (see above), yarn with truncate false (ggml's
+// interleaved M-RoPE, scalings ntk and dynamic (ggml takes freq_base as given and has no NTK
+// argument), llama3 (see above), yarn with truncate false (ggml's
 // ggml_rope_yarn_corr_dims always floors and ceils).
 //
 // The angle: theta starts at (float)position and is multiplied by theta_scale once per pair
