@@ -7,6 +7,9 @@ JOBS ?= $(shell nproc)
 BROWSER_TEST ?= ON
 # OFF skips the Python package's tests with PyTorch and Debian's python3-torch they need.
 PYTHON_TESTS ?= ON
+# OFF leaves out the peers label (peers/: known implementations such as Hugging Face transformers
+# judged on a small filter) and the PyPI packages of scripts/requirements-peers.txt.
+PEER_TESTS ?= ON
 # ON makes warnings errors (CI exports POSENC_WERROR=ON; scripts/ read it too).
 POSENC_WERROR ?= OFF
 export POSENC_WERROR
@@ -16,7 +19,7 @@ CONFIGURE = scripts/configure.sh $(BUILD_DIR) $(CMAKE_FLAGS) -DPOSENC_WERROR=$(P
 # turned them on, `make conform` keeps them.
 NO_TESTS = $(if $(wildcard $(BUILD_DIR)/CMakeCache.txt),,-DBUILD_TESTING=OFF)
 
-.PHONY: all build conform test sanitize fuzz bench vectors clean
+.PHONY: all build conform test sanitize fuzz bench vectors peers clean
 
 all: build
 
@@ -35,8 +38,10 @@ conform:
 
 # Every test (ctest -L LABEL in $(BUILD_DIR) runs one kind, see tests/CMakeLists.txt).
 test:
-	@POSENC_BROWSER_TEST=$(BROWSER_TEST) POSENC_PYTHON_TESTS=$(PYTHON_TESTS) scripts/install-deps.sh test
-	@$(CONFIGURE) -DBUILD_TESTING=ON -DPOSENC_BROWSER_TEST=$(BROWSER_TEST) -DPOSENC_PYTHON_TESTS=$(PYTHON_TESTS)
+	@POSENC_BROWSER_TEST=$(BROWSER_TEST) POSENC_PYTHON_TESTS=$(PYTHON_TESTS) POSENC_PEER_TESTS=$(PEER_TESTS) \
+	  scripts/install-deps.sh test
+	@$(CONFIGURE) -DBUILD_TESTING=ON -DPOSENC_BROWSER_TEST=$(BROWSER_TEST) -DPOSENC_PYTHON_TESTS=$(PYTHON_TESTS) \
+	  -DPOSENC_PEER_TESTS=$(PEER_TESTS)
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
@@ -65,6 +70,15 @@ vectors:
 	@$(CONFIGURE) $(NO_TESTS)
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target posenc
 	@$(BUILD_DIR)/posenc generate --out vectors
+
+# Every peer (peers/*/run.sh) on every vector file under standard and strict, then the table
+# docs/peers.md (generated from their JSON reports, committed) and $(BUILD_DIR)/peers/peers.html.
+peers:
+	@scripts/install-deps.sh peers
+	@$(CONFIGURE) $(NO_TESTS)
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target posenc posenc_llamacpp_plugin
+	@peers/run.sh $(BUILD_DIR)/posenc $(BUILD_DIR)/peers
+	@cp $(BUILD_DIR)/peers/peers.md docs/peers.md
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan build-tsan

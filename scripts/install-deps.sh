@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages one make target needs: scripts/install-deps.sh TARGET, TARGET one
-# of conform (the CLI: what every other target needs too), test, sanitize, fuzz, bench; for the
-# targets that run the tests, also the tests' Python venv with its pinned PyPI packages
-# (scripts/python-venv.sh). Installs only what is missing: one dpkg-query call answers for all, so
+# of conform (the CLI: what every other target needs too), test, sanitize, fuzz, bench, peers; for
+# the targets that run the tests, also the tests' Python venv with its pinned PyPI packages
+# (scripts/python-venv.sh; with the peers' packages for test and peers). Installs only what is missing: one dpkg-query call answers for all, so
 # a prepared machine does not touch apt at all.
 set -euo pipefail
 target=${1:-conform}
@@ -27,6 +27,10 @@ tests=(
 # PyPI torch wheel for Linux is a multi-GB CUDA build; the tests run it in .venv, which sees it
 # (tests/python/CMakeLists.txt says which interpreter each test uses).
 python=(python3-torch)
+# The peers (peers/README.md; `make peers`, and the peers label of `make test` unless
+# POSENC_PEER_TESTS=OFF): transformers runs on Debian's torch and reads its config with PyYAML and
+# requests, Debian's; the rest of its PyPI packages are scripts/requirements-peers.txt's.
+peers=(python3-venv python3-numpy python3-torch python3-yaml python3-requests)
 # The HTML report's browser test (POSENC_BROWSER_TEST=OFF skips it, and these, ~300 MB).
 browser=(chromium python3-pil)
 # The sanitized build and the libFuzzer targets: clang 16 (clang 14, Debian's default, has no
@@ -38,13 +42,15 @@ case $target in
   test)
     packages+=("${tests[@]}")
     if [ "${POSENC_BROWSER_TEST:-ON}" != OFF ]; then packages+=("${browser[@]}"); fi
-    if [ "${POSENC_PYTHON_TESTS:-ON}" != OFF ]; then packages+=("${python[@]}"); fi ;;
+    if [ "${POSENC_PYTHON_TESTS:-ON}" != OFF ]; then packages+=("${python[@]}"); fi
+    if [ "${POSENC_PEER_TESTS:-ON}" != OFF ]; then packages+=("${peers[@]}"); fi ;;
+  peers) packages+=("${peers[@]}") ;;
   sanitize)
     packages+=("${tests[@]}" "${clang[@]}")
     if [ "${POSENC_PYTHON_TESTS:-ON}" != OFF ]; then packages+=("${python[@]}"); fi ;;
   fuzz) packages+=("${tests[@]}" "${clang[@]}") ;;
   bench) packages+=(libbenchmark-dev) ;;
-  *) echo "install-deps.sh: unknown target '$target' (conform, test, sanitize, fuzz, bench)" >&2; exit 2 ;;
+  *) echo "install-deps.sh: unknown target '$target' (conform, test, sanitize, fuzz, bench, peers)" >&2; exit 2 ;;
 esac
 
 # (dpkg-query fails when any package is unknown to dpkg; the others are still listed.)
@@ -53,7 +59,13 @@ missing=()
 for p in "${packages[@]}"; do
   grep -qxF "$p" <<<"$installed" || missing+=("$p")
 done
-venv() { case $target in test | sanitize | fuzz) scripts/python-venv.sh ;; esac; }
+venv() {
+  case $target in
+    test) if [ "${POSENC_PEER_TESTS:-ON}" != OFF ]; then scripts/python-venv.sh peers; else scripts/python-venv.sh; fi ;;
+    peers) scripts/python-venv.sh peers ;;
+    sanitize | fuzz) scripts/python-venv.sh ;;
+  esac
+}
 cd "$(dirname "$0")/.."
 if [ ${#missing[@]} -eq 0 ]; then venv; exit 0; fi
 
