@@ -76,7 +76,7 @@ vectors:
 peers:
 	@scripts/install-deps.sh peers
 	@$(CONFIGURE) $(NO_TESTS)
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target posenc
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target posenc posenc_llamacpp_plugin
 	@peers/run.sh $(BUILD_DIR)/posenc $(BUILD_DIR)/peers
 	@cp $(BUILD_DIR)/peers/peers.md docs/peers.md
 

@@ -4,8 +4,9 @@
 # -fsanitize=fuzzer-no-link,address,undefined and no recovery (POSENC_FUZZ). -O1 with line tables
 # only: the instrumented heavy reference units compile in far less time than at -O2 -g, and
 # sanitizer reports still name file and line. No browser test (it checks rendering, which
-# `make test` does) and no peers (they judge other projects' code; the posenc verify and serve
-# they go through run here in the verify and python tests).
+# `make test` does) and no peers (POSENC_PEER_TESTS: they judge other projects' code, and would
+# add a second ggml build; the posenc verify and serve they go through run here in the verify and
+# python tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flags="-O1 -gline-tables-only -DNDEBUG"
