@@ -91,7 +91,7 @@ inline void prefetch_row(const char* p, std::size_t bytes, bool in_place) {
 
 // Every head row of one token: rotate_row(x, y) for the rotated span, then the tail copied
 // when out of place; the row prefetch_ahead rows later (this token's, else the next token's) is
-// prefetched first.
+// prefetched first (none when prefetch_ahead is 0).
 template <class RotateRow>
 void for_each_head(const TokenRows& r, RotateRow rotate_row) {
   const std::size_t size = size_of(r.dtype);
@@ -101,9 +101,9 @@ void for_each_head(const TokenRows& r, RotateRow rotate_row) {
     const char* x = r.in + h * r.in_head_bytes;
     char* y = r.out + h * r.out_head_bytes;
     const std::int64_t ahead = h + r.prefetch_ahead;
-    if (ahead < r.heads) {
+    if (r.prefetch_ahead > 0 && ahead < r.heads) {
       prefetch_row(r.in + ahead * r.in_head_bytes, used, in_place);
-    } else if (r.next_in && ahead - r.heads < r.next_heads) {
+    } else if (r.prefetch_ahead > 0 && r.next_in && ahead - r.heads < r.next_heads) {
       prefetch_row(r.next_in + (ahead - r.heads) * r.next_in_head_bytes, used, in_place);
     }
     rotate_row(x, y);

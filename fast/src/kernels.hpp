@@ -17,7 +17,7 @@ namespace posenc::fast::detail {
 // from span to tail_end are copied when out differs from in. With `stream`, rows whose vector
 // stores are all aligned are written with non-temporal stores (the caller fences). next_in is
 // the input of the token rotated next (null if none; next_heads rows next_in_head_bytes apart):
-// the rows prefetch_ahead rows later in that order are prefetched.
+// the rows prefetch_ahead rows later in that order are prefetched (0: none).
 struct TokenRows {
   DType dtype;
   bool interleaved, stream;

@@ -97,7 +97,7 @@ struct Rotation {
   DType dtype;
   std::int64_t n_heads;  // of a tensor whose RopeTensor::heads is 0
   bool stream;  // out-of-place outputs with non-temporal stores
-  std::int64_t prefetch_ahead;
+  std::int64_t prefetch_ahead;  // 0: none
 };
 
 // How far ahead rows are prefetched: about 8 KiB, measured on shape B (in place) to cover one
@@ -153,26 +153,36 @@ void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, cons
   if (r.stream) _mm_sfence();  // order the non-temporal stores before the caller reads
 }
 
-// Options::stores: whether out-of-place outputs are streamed; automatic when the call's outputs
-// are at least a quarter of the last-level cache. (Half was the threshold before issue 19: a
-// single 8 MiB tensor then took ordinary stores under a 32 MiB L3 and ran at 21 GB/s against
-// 37-39 streamed on that Zen 4; a quarter streams it. Smaller outputs stay cached for their
-// consumer.)
-bool streaming(const Options& o, DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim,
-               const RopeTensor& q, const RopeTensor& k) {
-  if (o.stores != Stores::automatic) return o.stores == Stores::streaming;
+// The bytes of a call's outputs (as many as its inputs).
+double call_bytes(DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim, const RopeTensor& q,
+                  const RopeTensor& k) {
   const auto heads = static_cast<double>(heads_of(q, n_heads) + (k.in ? heads_of(k, n_heads) : 0));
-  const double bytes = static_cast<double>(n_tokens) * heads * static_cast<double>(head_dim) * static_cast<double>(size_of(d));
-  return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 4;
+  return static_cast<double>(n_tokens) * heads * static_cast<double>(head_dim) * static_cast<double>(size_of(d));
+}
+
+// Whether a call's tensors are taken to be out of the cache: at least a quarter of the
+// last-level cache. Smaller ones are most likely in it, just written by their producer (a
+// decode step's projection).
+bool beyond_cache(double bytes) { return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 4; }
+
+// Options::stores: whether out-of-place outputs are streamed; automatic when they are beyond the
+// cache. (Half the last-level cache was the threshold before issue 19: a single 8 MiB tensor
+// then took ordinary stores under a 32 MiB L3 and ran at 21 GB/s against 37-39 streamed on that
+// Zen 4; a quarter streams it. Smaller outputs stay cached for their consumer.)
+bool streaming(const Options& o, double bytes) {
+  if (o.stores != Stores::automatic) return o.stores == Stores::streaming;
+  return beyond_cache(bytes);
 }
 
 // What the calls of one rope_apply share. An empty Options::isa is resolved here, at the call
-// (not value_or: that would read POSENC_ISA even when an ISA is given).
+// (not value_or: that would read POSENC_ISA even when an ISA is given). Rows are prefetched only
+// beyond the cache: in it, a prefetch is a load slot taken from the rotation for nothing
+// (one token x 40 heads in cache, AVX2: ~10% of the call).
 Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const RopeTensor& q,
                   const RopeTensor& k, const Options& options) {
   const Isa isa = options.isa ? *options.isa : selected_isa();
-  return {kernels(isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, q, k),
-          prefetch_rows(plan.params(), d)};
+  const double bytes = call_bytes(d, n_tokens, n_heads, plan.params().head_dim, q, k);
+  return {kernels(isa), plan, d, n_heads, streaming(options, bytes), beyond_cache(bytes) ? prefetch_rows(plan.params(), d) : 0};
 }
 
 // Split [0, n) into `threads` contiguous ranges; every token's result is independent of the split.

@@ -69,7 +69,8 @@ struct Vec {
   }
 
   static void load_split(const void* p, std::int64_t i, __m256& even, __m256& odd) {
-    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(static_cast<const std::uint16_t*>(p) + i));
+    const __m256i w =
+        in_register(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(static_cast<const std::uint16_t*>(p) + i)));
     even = _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
     odd = _mm256_castsi256_ps(_mm256_and_si256(w, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
   }

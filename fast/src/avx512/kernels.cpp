@@ -68,7 +68,7 @@ struct Vec {
   }
 
   static void load_split(const void* p, std::int64_t i, __m512& even, __m512& odd) {
-    const __m512i w = _mm512_loadu_si512(static_cast<const std::uint16_t*>(p) + i);
+    const __m512i w = in_register(_mm512_loadu_si512(static_cast<const std::uint16_t*>(p) + i));
     even = _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
     odd = _mm512_castsi512_ps(_mm512_and_si512(w, _mm512_set1_epi32(static_cast<int>(0xffff0000u))));
   }
