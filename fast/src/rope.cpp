@@ -303,11 +303,11 @@ class FusedRows {
       }
       a.c.resize(n);
       a.s.resize(n);
-      plan_.to_anchor(a.coarse_c.data(), a.coarse_s.data(), j, 0, n, a.c.data(), a.s.data());
+      plan_.to_anchor(a.coarse_c.data(), a.coarse_s.data(), j, 0, n, a.c.data(), a.s.data(), kernels_);
       a.plan = plan_.id_;
       a.at = anchor;
     }
-    plan_.stepped(a.c.data(), a.s.data(), step, 0, n, c, s);
+    plan_.stepped(a.c.data(), a.s.data(), step, 0, n, c, s, kernels_);
   }
 
   const RopePlan& plan_;
@@ -367,38 +367,22 @@ void RopePlan::angles(const double* position, std::size_t i0, std::size_t m, dou
   k.sincos(position, w_hi_.data() + i0, w_lo_.data() + i0, s, c, m);
 }
 
-namespace {
-
-// Angle addition: cos(x + y) = cos x cos y - sin x sin y and sin(x + y) = sin x cos y + cos x sin y,
-// each product and sum rounded once in binary64 (-ffp-contract=off), in this one function for
-// every path and both steps, so the bits are the same on all of them; c, s may be c0, s0. Each
-// SLEEF factor is within ~2^-51 of its value (u35 and the angle's tail, kernels.hpp); the anchor
-// step's results within ~2^-49.5, the row's within ~2^-48.5 of the exact values, ~2^-24 of
-// binary32's rounding unit at 1: the binary32 row is the correctly rounded one but where the
-// exact value lies that close to a rounding boundary, as it already was with SLEEF at every
-// position.
-template <class T>
-void angle_sum(const double* c0, const double* s0, const double* cy, const double* sy, std::size_t m, T* c, T* s) {
-  for (std::size_t i = 0; i < m; ++i) {
-    const double x = c0[i] * cy[i] - s0[i] * sy[i], y = s0[i] * cy[i] + c0[i] * sy[i];
-    c[i] = static_cast<T>(x);
-    s[i] = static_cast<T>(y);
-  }
-}
-
-}  // namespace
-
+// Angle addition (generic/angle_sum.hpp, the same bits on every path): each SLEEF factor is
+// within ~2^-51 of its value (u35 and the angle's tail, kernels.hpp); the anchor step's results
+// within ~2^-49.5, the row's within ~2^-48.5 of the exact values, ~2^-24 of binary32's rounding
+// unit at 1: the binary32 row is the correctly rounded one but where the exact value lies that
+// close to a rounding boundary, as it already was with SLEEF at every position.
 void RopePlan::to_anchor(const double* cA, const double* sA, std::int64_t j, std::size_t i0, std::size_t m, double* c,
-                         double* s) const {
+                         double* s, const detail::Kernels& k) const {
   const std::size_t at = static_cast<std::size_t>(j) * static_cast<std::size_t>(pairs()) + i0;
-  angle_sum(cA, sA, coarse_c_.data() + at, coarse_s_.data() + at, m, c, s);
+  k.angle_sum(cA, sA, coarse_c_.data() + at, coarse_s_.data() + at, m, c, s);
 }
 
 // The row's step (the attention factor in the table).
 void RopePlan::stepped(const double* c0, const double* s0, std::int64_t step, std::size_t i0, std::size_t m,
-                       float* cos_out, float* sin_out) const {
+                       float* cos_out, float* sin_out, const detail::Kernels& k) const {
   const std::size_t at = static_cast<std::size_t>(step) * static_cast<std::size_t>(pairs()) + i0;
-  angle_sum(c0, s0, step_c_.data() + at, step_s_.data() + at, m, cos_out + i0, sin_out + i0);
+  k.angle_sum_to_float(c0, s0, step_c_.data() + at, step_s_.data() + at, m, cos_out + i0, sin_out + i0);
 }
 
 void RopePlan::table_row(std::span<const std::int64_t> positions, std::span<float> cos_out, std::span<float> sin_out,
@@ -423,8 +407,8 @@ void RopePlan::row_unchecked(const std::int64_t* positions, float* cos_out, floa
     const std::size_t m = std::min(kChunk, n - i0);
     for (std::size_t i = 0; i < m; ++i) position[i] = static_cast<double>(positions[axis_[i0 + i]] - step - j * kSteps);
     angles(position, i0, m, c, s, k);
-    if (single) to_anchor(c, s, j, i0, m, c, s);
-    stepped(c, s, step, i0, m, cos_out, sin_out);
+    if (single) to_anchor(c, s, j, i0, m, c, s, k);
+    stepped(c, s, step, i0, m, cos_out, sin_out, k);
   }
 }
 

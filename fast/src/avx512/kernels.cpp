@@ -3,6 +3,7 @@
 #include <immintrin.h>
 #include <sleef.h>
 
+#include "../generic/angle_sum.hpp"
 #include "../generic/rotate.hpp"
 #include "../kernels.hpp"
 
@@ -118,7 +119,7 @@ struct Vec {
 }  // namespace
 
 const Kernels& avx512_kernels() {
-  static const Kernels k{sincos, rotate<Vec>};
+  static const Kernels k{sincos, rotate<Vec>, angle_sum<double>, angle_sum<float>};
   return k;
 }
 

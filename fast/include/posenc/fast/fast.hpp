@@ -84,11 +84,12 @@ class RopePlan {
                  Isa isa) const;
 
  private:
-  // A row of a single-axis plan at position p comes by angle addition in binary64 (rope.cpp,
-  // angle_sum) from the accurate sin/cos of its coarse anchor A = p - (p mod kSteps^2), in two
-  // steps: to the anchor a = p - (p mod kSteps) = A + kSteps j with a table of the angles
-  // kSteps j w (to_anchor), then to p = a + k with a table of k w times the attention factor
-  // (stepped). The same bits for p whichever call, path or thread computes it.
+  // A row of a single-axis plan at position p comes by angle addition in binary64
+  // (generic/angle_sum.hpp) from the accurate sin/cos of its coarse anchor
+  // A = p - (p mod kSteps^2), in two steps: to the anchor a = p - (p mod kSteps) = A + kSteps j
+  // with a table of the angles kSteps j w (to_anchor), then to p = a + k with a table of k w
+  // times the attention factor (stepped). The same bits for p whichever call, path or thread
+  // computes it.
   static constexpr std::int64_t kSteps = 16;
   static constexpr std::int64_t step_of(std::int64_t p) { return (p % kSteps + kSteps) % kSteps; }
   static constexpr std::int64_t coarse_step_of(std::int64_t p) {
@@ -103,10 +104,11 @@ class RopePlan {
   // Pairs [i0, i0 + m) at A + kSteps j from the coarse anchor A's cA, sA (indexed from i0; c, s
   // may be cA, sA).
   void to_anchor(const double* cA, const double* sA, std::int64_t j, std::size_t i0, std::size_t m, double* c,
-                 double* s) const;
-  // Pairs [i0, i0 + m) of the row at anchor + step, from the anchor's c0, s0 (indexed from i0).
+                 double* s, const detail::Kernels& k) const;
+  // Pairs [i0, i0 + m) of the row at anchor + step, from the anchor's c0, s0 (indexed from i0); k's angle
+  // addition (every path's gives the same bits).
   void stepped(const double* c0, const double* s0, std::int64_t step, std::size_t i0, std::size_t m, float* cos_out,
-               float* sin_out) const;
+               float* sin_out, const detail::Kernels& k) const;
   friend class detail::FusedRows;
 
   RopeParams params_;
