@@ -29,9 +29,9 @@ namespace {
 
 // v, held in a register from here on. GCC folds a vector load into every instruction that uses
 // its value (a memory operand in each), so a value used twice is loaded twice: in the half
-// layout's loop that was 14 loads per 4 stores instead of 8, and loads bound the loop on a
-// 128-bit-datapath core such as the development VM's (AMD family 17h: one 32-byte load per
-// cycle; 1 token x 40 heads x 128, f32, AVX2: 39 to 30 ns per head). An empty asm that takes v
+// layout's loop that was 14 loads per 4 stores instead of 8, which bound the loop on a core
+// such as the development VM's (AMD family 17h, measured: one 32-byte load a cycle; 1 token x
+// 40 heads x 128 in cache, AVX2: f32 39 to 29 ns per head, bf16 60 to 42). An empty asm that takes v
 // in a register and gives it back hides where the value came from; it emits nothing. The emulated
 // AVX-512 build (64-byte vectors without 64-byte registers: a test of logic, not speed) keeps
 // the compiler's choice.
