@@ -17,7 +17,7 @@ namespace posenc::fast::detail {
 // from span to tail_end are copied when out differs from in. With `stream`, rows whose vector
 // stores are all aligned are written with non-temporal stores (the caller fences). next_in is
 // the input of the token rotated next (null if none; next_heads rows next_in_head_bytes apart):
-// the rows prefetch_ahead rows later in that order are prefetched.
+// the rows prefetch_ahead rows later in that order are prefetched (0: none).
 struct TokenRows {
   DType dtype;
   bool interleaved, stream;
@@ -40,6 +40,11 @@ struct Kernels {
   void (*sincos)(const double* position, const double* w_hi, const double* w_lo, double* s, double* c,
                  std::size_t n);
   void (*rotate)(const TokenRows& rows);
+  // The angle addition of the cos/sin rows (generic/angle_sum.hpp), into binary64 and binary32.
+  void (*angle_sum)(const double* c0, const double* s0, const double* cy, const double* sy, std::size_t m, double* c,
+                    double* s);
+  void (*angle_sum_to_float)(const double* c0, const double* s0, const double* cy, const double* sy, std::size_t m,
+                             float* c, float* s);
 };
 
 const Kernels& scalar_kernels();

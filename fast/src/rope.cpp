@@ -97,7 +97,7 @@ struct Rotation {
   DType dtype;
   std::int64_t n_heads;  // of a tensor whose RopeTensor::heads is 0
   bool stream;  // out-of-place outputs with non-temporal stores
-  std::int64_t prefetch_ahead;
+  std::int64_t prefetch_ahead;  // 0: none
 };
 
 // How far ahead rows are prefetched: about 8 KiB, measured on shape B (in place) to cover one
@@ -153,26 +153,36 @@ void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, cons
   if (r.stream) _mm_sfence();  // order the non-temporal stores before the caller reads
 }
 
-// Options::stores: whether out-of-place outputs are streamed; automatic when the call's outputs
-// are at least a quarter of the last-level cache. (Half was the threshold before issue 19: a
-// single 8 MiB tensor then took ordinary stores under a 32 MiB L3 and ran at 21 GB/s against
-// 37-39 streamed on that Zen 4; a quarter streams it. Smaller outputs stay cached for their
-// consumer.)
-bool streaming(const Options& o, DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim,
-               const RopeTensor& q, const RopeTensor& k) {
-  if (o.stores != Stores::automatic) return o.stores == Stores::streaming;
+// The bytes of a call's outputs (as many as its inputs).
+double call_bytes(DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim, const RopeTensor& q,
+                  const RopeTensor& k) {
   const auto heads = static_cast<double>(heads_of(q, n_heads) + (k.in ? heads_of(k, n_heads) : 0));
-  const double bytes = static_cast<double>(n_tokens) * heads * static_cast<double>(head_dim) * static_cast<double>(size_of(d));
-  return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 4;
+  return static_cast<double>(n_tokens) * heads * static_cast<double>(head_dim) * static_cast<double>(size_of(d));
+}
+
+// Whether a call's tensors are taken to be out of the cache: at least a quarter of the
+// last-level cache. Smaller ones are most likely in it, just written by their producer (a
+// decode step's projection).
+bool beyond_cache(double bytes) { return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 4; }
+
+// Options::stores: whether out-of-place outputs are streamed; automatic when they are beyond the
+// cache. (Half the last-level cache was the threshold before issue 19: a single 8 MiB tensor
+// then took ordinary stores under a 32 MiB L3 and ran at 21 GB/s against 37-39 streamed on that
+// Zen 4; a quarter streams it. Smaller outputs stay cached for their consumer.)
+bool streaming(const Options& o, double bytes) {
+  if (o.stores != Stores::automatic) return o.stores == Stores::streaming;
+  return beyond_cache(bytes);
 }
 
 // What the calls of one rope_apply share. An empty Options::isa is resolved here, at the call
-// (not value_or: that would read POSENC_ISA even when an ISA is given).
+// (not value_or: that would read POSENC_ISA even when an ISA is given). Rows are prefetched only
+// beyond the cache: in it, a prefetch is a load slot taken from the rotation for nothing
+// (one token x 40 heads in cache, AVX2: ~10% of the call).
 Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const RopeTensor& q,
                   const RopeTensor& k, const Options& options) {
   const Isa isa = options.isa ? *options.isa : selected_isa();
-  return {kernels(isa), plan, d, n_heads, streaming(options, d, n_tokens, n_heads, plan.params().head_dim, q, k),
-          prefetch_rows(plan.params(), d)};
+  const double bytes = call_bytes(d, n_tokens, n_heads, plan.params().head_dim, q, k);
+  return {kernels(isa), plan, d, n_heads, streaming(options, bytes), beyond_cache(bytes) ? prefetch_rows(plan.params(), d) : 0};
 }
 
 // Split [0, n) into `threads` contiguous ranges; every token's result is independent of the split.
@@ -209,70 +219,102 @@ namespace {
 
 std::atomic<std::uint64_t> next_plan_id{1};
 
-// This thread's last anchor: the plan, the anchor position and cos/sin there per pair. Kept
-// across calls, since the layers of a decode step rotate one position with one plan call after
-// call; the values are what a fresh computation gives (one function of plan and position, the
-// same bits on every path), so keeping them changes no output.
+// This thread's last anchors: the plan, the coarse anchor A and the anchor a (RopePlan::kSteps)
+// with cos/sin there per pair. Kept across calls, since the layers of a decode step rotate one
+// position with one plan call after call, and the steps after it stay near it (SLEEF once per
+// kSteps^2 positions, the anchor's angle addition once per kSteps); the values are what a fresh
+// computation gives (one function of plan and position, the same bits on every path), so
+// keeping them changes no output.
 struct Anchor {
   std::uint64_t plan = 0;  // 0: none
-  std::int64_t at = 0;
-  std::vector<double> positions, c, s;
+  std::int64_t coarse_at = 0, at = 0;
+  std::vector<double> positions, coarse_c, coarse_s, c, s;
 };
 thread_local Anchor last_anchor;
 
+// This thread's last rows, slot i holding the last row of a block's token i with its key: a row
+// is reused when it is known to be the same, for a single-axis plan the same plan and position
+// (a decode step's later layers then compute no row at all), for M-RoPE the same token of the
+// same call (K's pass after Q's). Not zeroed: every row is written before its key says so
+// (zeroing a block's 16 KiB took ~15% of a one-token decode call).
+struct KeptRows {
+  struct Key {
+    std::uint64_t plan = 0, call = 0;  // plan 0: none; call: 0 for single-axis rows
+    std::int64_t position = 0;         // M-RoPE: the token's index in its call
+    bool operator==(const Key&) const = default;
+  };
+  std::size_t floats = 0;  // per row (kernel_row_floats)
+  std::unique_ptr<float[]> rows;
+  Key keys[kBlock];
+  std::uint64_t calls = 0;
+};
+thread_local KeptRows kept_rows;
+
 }  // namespace
 
-// The fused path's rows: one block's, each computed when the block's first pass asks for it.
+// The fused path's rows, each computed when a token's first pass asks for it (unless kept).
 class FusedRows {
  public:
-  // Room for one block of `tokens` at most, not zeroed (every row is written before it is read:
-  // zeroing a block's 16 KiB took ~15% of a one-token decode call).
-  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions, std::int64_t tokens)
-      : plan_(plan), kernels_(kernels), positions_(positions), floats_(kernel_row_floats(plan)),
-        rows_(std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(std::clamp<std::int64_t>(tokens, 1, kBlock)) * floats_)) {}
+  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions)
+      : plan_(plan), kernels_(kernels), positions_(positions), kept_(kept_rows) {
+    const std::size_t floats = kernel_row_floats(plan);
+    if (kept_.floats != floats) {
+      kept_.floats = 0;
+      kept_.rows = std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(kBlock) * floats);
+      std::fill_n(kept_.keys, kBlock, KeptRows::Key{});
+      kept_.floats = floats;
+    }
+    call_ = ++kept_.calls;
+  }
 
   std::pair<const float*, const float*> operator()(std::int64_t t, std::int64_t i) {
-    float* c = rows_.get() + static_cast<std::size_t>(i) * floats_;
-    float* s = c + floats_ / 2;
-    if (i == 0 && t != block_) {  // a new block
-      block_ = t;
-      ready_ = 0;
-    }
-    if (i == ready_) {
-      row(positions_ + t * plan_.params().position_axes(), c, s);
+    const std::int64_t axes = plan_.params().position_axes();
+    const std::int64_t* position = positions_ + t * axes;
+    const KeptRows::Key key = axes == 1 ? KeptRows::Key{plan_.id_, 0, *position} : KeptRows::Key{plan_.id_, call_, t};
+    float* c = kept_.rows.get() + static_cast<std::size_t>(i) * kept_.floats;
+    float* s = c + kept_.floats / 2;
+    KeptRows::Key& slot = kept_.keys[i];
+    if (slot != key) {
+      slot = {};
+      row(position, c, s);
       to_kernel_row(plan_, c, s);
-      ++ready_;
+      slot = key;
     }
     return {c, s};
   }
 
  private:
-  // RopePlan::row_unchecked's bits, with the anchor's sin/cos kept (last_anchor): consecutive
-  // positions share one anchor per RopePlan::kSteps (one SLEEF evaluation per pair per 16
-  // tokens, not per token), and so do the calls of a decode step's layers.
+  // RopePlan::row_unchecked's bits, with the anchors' sin/cos kept (last_anchor).
   void row(const std::int64_t* position, float* c, float* s) {
     if (plan_.params().position_axes() != 1) return plan_.row_unchecked(position, c, s, kernels_);
     const std::int64_t step = RopePlan::step_of(*position), anchor = *position - step;
+    const std::int64_t j = RopePlan::coarse_step_of(*position), coarse = anchor - j * RopePlan::kSteps;
     const auto n = static_cast<std::size_t>(plan_.pairs());
     Anchor& a = last_anchor;
     if (a.plan != plan_.id_ || a.at != anchor || a.c.size() != n) {
+      const bool coarse_kept = a.plan == plan_.id_ && a.coarse_at == coarse && a.coarse_c.size() == n;
       a.plan = 0;
-      a.positions.assign(n, static_cast<double>(anchor));
+      if (!coarse_kept) {
+        a.positions.assign(n, static_cast<double>(coarse));
+        a.coarse_c.resize(n);
+        a.coarse_s.resize(n);
+        plan_.angles(a.positions.data(), 0, n, a.coarse_c.data(), a.coarse_s.data(), kernels_);
+        a.coarse_at = coarse;
+      }
       a.c.resize(n);
       a.s.resize(n);
-      plan_.angles(a.positions.data(), 0, n, a.c.data(), a.s.data(), kernels_);
+      plan_.to_anchor(a.coarse_c.data(), a.coarse_s.data(), j, 0, n, a.c.data(), a.s.data(), kernels_);
       a.plan = plan_.id_;
       a.at = anchor;
     }
-    plan_.stepped(a.c.data(), a.s.data(), step, 0, n, c, s);
+    plan_.stepped(a.c.data(), a.s.data(), step, 0, n, c, s, kernels_);
   }
 
   const RopePlan& plan_;
   const Kernels& kernels_;
   const std::int64_t* positions_;
-  std::size_t floats_;
-  std::unique_ptr<float[]> rows_;
-  std::int64_t block_ = -1, ready_ = 0;  // rows_ holds tokens block_ .. block_ + ready_ - 1
+  KeptRows& kept_;
+  std::uint64_t call_;
 };
 
 }  // namespace detail
@@ -301,10 +343,9 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params), id_(detail::next
   }
   for (std::int64_t i = 0; i < pairs(); ++i) axis_.push_back(static_cast<int>(params_.pair_axis(i)));
   attention_ = static_cast<double>(f.attention_factor);
-  // The step table, by the scalar path's sincos (the same bits as every path's: kernels.hpp).
+  // The step tables, by the scalar path's sincos (the same bits as every path's: kernels.hpp).
   const auto n = static_cast<std::size_t>(pairs());
-  step_c_.resize(static_cast<std::size_t>(kSteps) * n);
-  step_s_.resize(step_c_.size());
+  for (auto* table : {&step_c_, &step_s_, &coarse_c_, &coarse_s_}) table->resize(static_cast<std::size_t>(kSteps) * n);
   double position[kChunk], c[kChunk], s[kChunk];
   for (std::int64_t k = 0; k < kSteps; ++k) {
     for (std::size_t i0 = 0; i0 < n; i0 += kChunk) {
@@ -315,6 +356,8 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params), id_(detail::next
         step_c_[at + i] = attention_ * c[i];
         step_s_[at + i] = attention_ * s[i];
       }
+      std::fill_n(position, m, static_cast<double>(k * kSteps));
+      angles(position, i0, m, coarse_c_.data() + at, coarse_s_.data() + at, detail::scalar_kernels());
     }
   }
 }
@@ -324,21 +367,22 @@ void RopePlan::angles(const double* position, std::size_t i0, std::size_t m, dou
   k.sincos(position, w_hi_.data() + i0, w_lo_.data() + i0, s, c, m);
 }
 
-// Angle addition: cos((a + k) w) = cos(a w) cos(k w) - sin(a w) sin(k w) and sin((a + k) w) =
-// sin(a w) cos(k w) + cos(a w) sin(k w) (the attention factor in the table). Each factor is
-// within ~2^-51 of its value (SLEEF u35 and the angle's tail, kernels.hpp), so each entry is
-// within ~2^-49 of the exact product, ~2^-25 of binary32's rounding unit at 1: the binary32 row
-// is the correctly rounded one but where the exact value lies that close to a rounding boundary,
-// as it already was. Each product and sum rounded once (-ffp-contract=off), in this one function
-// for every path, so the bits are the same on all of them.
+// Angle addition (generic/angle_sum.hpp, the same bits on every path): each SLEEF factor is
+// within ~2^-51 of its value (u35 and the angle's tail, kernels.hpp); the anchor step's results
+// within ~2^-49.5, the row's within ~2^-48.5 of the exact values, ~2^-24 of binary32's rounding
+// unit at 1: the binary32 row is the correctly rounded one but where the exact value lies that
+// close to a rounding boundary, as it already was with SLEEF at every position.
+void RopePlan::to_anchor(const double* cA, const double* sA, std::int64_t j, std::size_t i0, std::size_t m, double* c,
+                         double* s, const detail::Kernels& k) const {
+  const std::size_t at = static_cast<std::size_t>(j) * static_cast<std::size_t>(pairs()) + i0;
+  k.angle_sum(cA, sA, coarse_c_.data() + at, coarse_s_.data() + at, m, c, s);
+}
+
+// The row's step (the attention factor in the table).
 void RopePlan::stepped(const double* c0, const double* s0, std::int64_t step, std::size_t i0, std::size_t m,
-                       float* cos_out, float* sin_out) const {
+                       float* cos_out, float* sin_out, const detail::Kernels& k) const {
   const std::size_t at = static_cast<std::size_t>(step) * static_cast<std::size_t>(pairs()) + i0;
-  const double *ck = step_c_.data() + at, *sk = step_s_.data() + at;
-  for (std::size_t i = 0; i < m; ++i) {
-    cos_out[i0 + i] = static_cast<float>(c0[i] * ck[i] - s0[i] * sk[i]);
-    sin_out[i0 + i] = static_cast<float>(s0[i] * ck[i] + c0[i] * sk[i]);
-  }
+  k.angle_sum_to_float(c0, s0, step_c_.data() + at, step_s_.data() + at, m, cos_out + i0, sin_out + i0);
 }
 
 void RopePlan::table_row(std::span<const std::int64_t> positions, std::span<float> cos_out, std::span<float> sin_out,
@@ -350,18 +394,21 @@ void RopePlan::table_row(std::span<const std::int64_t> positions, std::span<floa
   row_unchecked(positions.data(), cos_out.data(), sin_out.data(), detail::kernels(isa));
 }
 
-// A single-axis row from its anchor (step_of); M-RoPE's axes move independently, so its rows
-// take step 0 (the table's first entry: the attention factor times 1 and 0).
+// A single-axis row from its coarse anchor and anchor (step_of, coarse_step_of); M-RoPE's axes
+// move independently, so its rows take step 0 (the table's first entry: the attention factor
+// times 1 and 0).
 void RopePlan::row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out,
                              const detail::Kernels& k) const {
   double position[kChunk], s[kChunk], c[kChunk];
   const auto n = static_cast<std::size_t>(pairs());
-  const std::int64_t step = params_.position_axes() == 1 ? step_of(positions[0]) : 0;
+  const bool single = params_.position_axes() == 1;
+  const std::int64_t step = single ? step_of(positions[0]) : 0, j = single ? coarse_step_of(positions[0]) : 0;
   for (std::size_t i0 = 0; i0 < n; i0 += kChunk) {
     const std::size_t m = std::min(kChunk, n - i0);
-    for (std::size_t i = 0; i < m; ++i) position[i] = static_cast<double>(positions[axis_[i0 + i]] - step);
+    for (std::size_t i = 0; i < m; ++i) position[i] = static_cast<double>(positions[axis_[i0 + i]] - step - j * kSteps);
     angles(position, i0, m, c, s, k);
-    stepped(c, s, step, i0, m, cos_out, sin_out);
+    if (single) to_anchor(c, s, j, i0, m, c, s, k);
+    stepped(c, s, step, i0, m, cos_out, sin_out, k);
   }
 }
 
@@ -399,7 +446,7 @@ void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
   for (std::int64_t i = 0; i < n_tokens * axes; ++i) check_position(positions[i], "rope.position");  // before any write
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions, end - begin));
+    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions));
   });
 }
 

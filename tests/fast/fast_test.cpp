@@ -13,6 +13,7 @@
 #include <functional>
 #include <random>
 #include <span>
+#include <thread>
 
 #include "elements.hpp"
 #include "posenc/errors.hpp"
@@ -291,6 +292,43 @@ TEST(Fast, TheKeptAnchorBelongsToItsPlan) {
   for (double base : {20000.0, 30000.0}) {
     p.base = base;
     check(RopePlan(p));
+  }
+}
+
+// What a thread keeps between calls (rope.cpp: its last rows and anchors) is used only where it
+// is the same: calls at one position, at positions sharing an anchor or a coarse anchor, moving
+// back, and M-RoPE calls of one token at other positions each give the bits a fresh thread
+// (nothing kept) gives.
+TEST(Fast, KeptRowsAndAnchorsGiveAFreshThreadsBits) {
+  RopeParams single = params(RopeLayout::half, 64, 64), mrope = single;
+  mrope.scaling = {};
+  mrope.mrope_section = {16, 8, 8};
+  for (const RopeParams& p : {single, mrope}) {
+    const RopePlan plan(p);
+    const std::int64_t axes = p.position_axes();
+    std::vector<float> x(3 * 64);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25f + static_cast<float>(i % 7);
+    const auto rotate = [&](const std::vector<std::int64_t>& positions, Isa isa) {
+      std::vector<float> y(x.size());
+      RopeTensor t;
+      t.in = x.data();
+      t.out = y.data();
+      t.in_token_stride = t.out_token_stride = t.in_head_stride = t.out_head_stride = 64;
+      rope_apply(plan, DType::f32, 1, 3, positions.data(), t, {}, {isa});
+      return y;
+    };
+    for (Isa isa : supported_isas()) {
+      for (std::int64_t at : {5000, 5000, 5001, 5016, 5017, 5017, 5260, 5000, 4999, -3}) {
+        const std::vector<std::int64_t> positions(static_cast<std::size_t>(axes), at);
+        std::vector<std::int64_t> shifted = positions;
+        shifted.back() += 7;  // M-RoPE: another position on one axis only
+        for (const auto& pos : {positions, shifted}) {
+          std::vector<float> fresh;
+          std::thread([&] { fresh = rotate(pos, Isa::scalar); }).join();
+          EXPECT_EQ(rotate(pos, isa), fresh) << to_string(isa) << " axes " << axes << " position " << pos.back();
+        }
+      }
+    }
   }
 }
 

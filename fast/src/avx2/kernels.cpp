@@ -3,6 +3,7 @@
 #include <immintrin.h>
 #include <sleef.h>
 
+#include "../generic/angle_sum.hpp"
 #include "../generic/rotate.hpp"
 #include "../kernels.hpp"
 
@@ -69,7 +70,8 @@ struct Vec {
   }
 
   static void load_split(const void* p, std::int64_t i, __m256& even, __m256& odd) {
-    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(static_cast<const std::uint16_t*>(p) + i));
+    const __m256i w =
+        in_register(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(static_cast<const std::uint16_t*>(p) + i)));
     even = _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
     odd = _mm256_castsi256_ps(_mm256_and_si256(w, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
   }
@@ -123,7 +125,7 @@ struct Vec {
 }  // namespace
 
 const Kernels& avx2_kernels() {
-  static const Kernels k{sincos, rotate<Vec>};
+  static const Kernels k{sincos, rotate<Vec>, angle_sum<double>, angle_sum<float>};
   return k;
 }
 

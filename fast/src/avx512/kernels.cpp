@@ -3,6 +3,7 @@
 #include <immintrin.h>
 #include <sleef.h>
 
+#include "../generic/angle_sum.hpp"
 #include "../generic/rotate.hpp"
 #include "../kernels.hpp"
 
@@ -68,7 +69,7 @@ struct Vec {
   }
 
   static void load_split(const void* p, std::int64_t i, __m512& even, __m512& odd) {
-    const __m512i w = _mm512_loadu_si512(static_cast<const std::uint16_t*>(p) + i);
+    const __m512i w = in_register(_mm512_loadu_si512(static_cast<const std::uint16_t*>(p) + i));
     even = _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
     odd = _mm512_castsi512_ps(_mm512_and_si512(w, _mm512_set1_epi32(static_cast<int>(0xffff0000u))));
   }
@@ -118,7 +119,7 @@ struct Vec {
 }  // namespace
 
 const Kernels& avx512_kernels() {
-  static const Kernels k{sincos, rotate<Vec>};
+  static const Kernels k{sincos, rotate<Vec>, angle_sum<double>, angle_sum<float>};
   return k;
 }
 

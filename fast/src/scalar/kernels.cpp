@@ -3,6 +3,7 @@
 // one without, the non-FMA build (cinz), whose last bit may differ in rare entries.
 #include <sleef.h>
 
+#include "../generic/angle_sum.hpp"
 #include "../elements.hpp"
 #include "../frequencies.hpp"
 #include "../kernels.hpp"
@@ -33,7 +34,7 @@ void rotate(const TokenRows& r) {
 }  // namespace
 
 const Kernels& scalar_kernels() {
-  static const Kernels k{sincos, rotate};
+  static const Kernels k{sincos, rotate, angle_sum<double>, angle_sum<float>};
   return k;
 }
 

@@ -84,30 +84,43 @@ class RopePlan {
                  Isa isa) const;
 
  private:
-  // A row of a single-axis plan at position p comes from the accurate sin/cos of its anchor
-  // a = p - (p mod kSteps) and a table of k w, k = p - a, by angle addition in binary64 (rope.cpp,
-  // stepped): the same bits for p whichever call, path or thread computes it.
+  // A row of a single-axis plan at position p comes by angle addition in binary64
+  // (generic/angle_sum.hpp) from the accurate sin/cos of its coarse anchor
+  // A = p - (p mod kSteps^2), in two steps: to the anchor a = p - (p mod kSteps) = A + kSteps j
+  // with a table of the angles kSteps j w (to_anchor), then to p = a + k with a table of k w
+  // times the attention factor (stepped). The same bits for p whichever call, path or thread
+  // computes it.
   static constexpr std::int64_t kSteps = 16;
   static constexpr std::int64_t step_of(std::int64_t p) { return (p % kSteps + kSteps) % kSteps; }
+  static constexpr std::int64_t coarse_step_of(std::int64_t p) {
+    constexpr std::int64_t coarse = kSteps * kSteps;
+    return (p % coarse + coarse) % coarse / kSteps;
+  }
   // table_row without validation, for rope_apply, which checks every position before any write.
   void row_unchecked(const std::int64_t* positions, float* cos_out, float* sin_out, const detail::Kernels& k) const;
   // Pairs [i0, i0 + m): c, s = cos and sin of the angles at `position` (one per pair, binary64,
   // before the attention factor).
   void angles(const double* position, std::size_t i0, std::size_t m, double* c, double* s, const detail::Kernels& k) const;
-  // Pairs [i0, i0 + m) of the row at anchor + step, from the anchor's c0, s0 (indexed from i0).
+  // Pairs [i0, i0 + m) at A + kSteps j from the coarse anchor A's cA, sA (indexed from i0; c, s
+  // may be cA, sA).
+  void to_anchor(const double* cA, const double* sA, std::int64_t j, std::size_t i0, std::size_t m, double* c,
+                 double* s, const detail::Kernels& k) const;
+  // Pairs [i0, i0 + m) of the row at anchor + step, from the anchor's c0, s0 (indexed from i0); k's angle
+  // addition (every path's gives the same bits).
   void stepped(const double* c0, const double* s0, std::int64_t step, std::size_t i0, std::size_t m, float* cos_out,
-               float* sin_out) const;
+               float* sin_out, const detail::Kernels& k) const;
   friend class detail::FusedRows;
 
   RopeParams params_;
   // Unique per construction (a copy shares it with the values it copies): keys the thread's
-  // last anchor in rope.cpp.
+  // kept anchors and rows in rope.cpp.
   std::uint64_t id_;
   std::vector<double> w_hi_, w_lo_;  // per pair, the frequency as a double-double
   std::vector<int> axis_;
   double attention_ = 1;
-  // [kSteps][pairs]: the attention factor times cos(k w) and sin(k w), k in [0, kSteps).
-  std::vector<double> step_c_, step_s_;
+  // [kSteps][pairs]: the attention factor times cos(k w) and sin(k w), k in [0, kSteps); and
+  // cos(kSteps j w) and sin(kSteps j w), j in [0, kSteps).
+  std::vector<double> step_c_, step_s_, coarse_c_, coarse_s_;
 };
 
 // A tensor [tokens][heads][head_dim] in `dtype`, with strides in elements. `in` may equal `out`
