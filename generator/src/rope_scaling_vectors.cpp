@@ -76,6 +76,10 @@ VectorFile yarn_file() {
   b.note("Truncated", "yarn truncate = true: the correction range is floored/ceiled to integers");
   b.note("Untruncated", "yarn truncate = false: the correction range is used as is");
   b.note("AttentionFactor", "the attention factor is not 1: cos and sin are scaled by it");
+  b.note("FactorBelowOne",
+         "yarn factor s < 1 (a context shorter than the trained one): the attention factor is 1, as yarn_get_mscale "
+         "returns 1 for scale <= 1 (HF get_mscale, DeepSeek-V2, vLLM); transformers 4.49 takes 0.1 ln(s) + 1 < 1 "
+         "there (SPEC 2.4.2)");
 
   auto deepseek = rope(64, 10000.0, RopeLayout::interleaved, RopeScalingKind::yarn);
   deepseek.scaling.factor = 40.0;
@@ -142,6 +146,13 @@ VectorFile yarn_file() {
   describe_branch_edge(b);
   yarn_branch_edges(b);
   yarn_degenerate_range(b);
+  // s < 1: the one place where the attention factor's g(s, 1) = 1 branch (SPEC 2.4) is taken.
+  // Last in the file, so that the tcIds before it stay.
+  auto below_one = rope(128, 10000.0, RopeLayout::half, RopeScalingKind::yarn);
+  below_one.scaling.factor = 0.5;
+  below_one.scaling.original_max_positions = 4096;
+  add_rope_suite(b, below_one, "yarn factor 0.5 (below 1: attention factor 1), original 4096, head_dim 128",
+                 suite({"FactorBelowOne"}));
   return std::move(b).finish();
 }
 
