@@ -43,6 +43,7 @@ for the contrib op; for the standard one, "... for Mul(14)": with no bf16 kernel
 to the op's ONNX function body, whose Mul has none either; both measured with 1.31.1), the cases whose output is not a rotation (tables, frequencies, logits: the op outputs a
 rotated tensor only) and the invalid cases (the op takes a cache, not posenc's parameters).
 """
+import functools
 import json
 import subprocess
 import sys
@@ -120,17 +121,24 @@ def eval_args(params):
     return args
 
 
+@functools.lru_cache(maxsize=None)
+def certified_row(cli, args, where):
+    """`posenc eval rope ARGS --position WHERE --json`'s values, every format's rounding: one run
+    per parameters and position, shared by both ops and both formats (each run is a process)."""
+    out = subprocess.run([cli, "eval", "rope", *args, "--position", where, "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    return tuple(json.loads(out)["values"])
+
+
 def accurate_rows(cli, params, positions, fmt):
     """The reference's table rows (certified, correctly rounded to fmt); sin negated for inverse."""
     n = span_of(params) // 2
     cos = np.empty((len(positions), n), dtype=_NUMPY[fmt])
     sin = np.empty_like(cos)
-    base = eval_args(params)
+    args = tuple(eval_args(params))
     for k, pos in enumerate(positions):
-        where = ",".join(str(int(p)) for p in np.atleast_1d(pos))
-        out = subprocess.run([cli, "eval", "rope", *base, "--position", where, "--json"], check=True,
-                             capture_output=True, text=True).stdout
-        values = [float.fromhex(v[fmt]) for v in json.loads(out)["values"]]
+        row = certified_row(cli, args, ",".join(str(int(p)) for p in np.atleast_1d(pos)))
+        values = [float.fromhex(v[fmt]) for v in row]
         cos[k], sin[k] = values[:n], values[n:]
     if params["inverse"]:
         sin = -sin
