@@ -43,17 +43,22 @@ else
   fail "failures name positions twice: $(grep -m1 FAIL <<<"$expect_output")"
 fi
 # Every failure in the JSON report; the text shows --max-failures of them, under their groups.
-/usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["groups"][0]
-assert g["failed"] == 88 and len(g["failures"]) == 88 and {"group", "groupComment", "tcId", "format", "message"} == set(g["failures"][0]), g["failures"][0]' \
-  "$out/strict.json" && ok "all 88 failures in the JSON report" || fail "failures in the JSON report"
-expect "the text shows 5 and says how many more" 1 "and 83 more failures in" \
+# How many fail depends on the machine's numpy (its binary64 sin and cos are SIMD kernels chosen
+# by CPU: 88 checks on an AVX2 machine, 89 on an AVX-512 one), so the counts the text must show
+# are read from the JSON report, which is checked first to hold between 6 and 100 of them.
+read -r failed group7 < <(/usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["groups"][0]
+assert 5 < g["failed"] <= 100 and len(g["failures"]) == g["failed"], (g["failed"], len(g["failures"]))
+assert {"group", "groupComment", "tcId", "format", "message"} == set(g["failures"][0]), g["failures"][0]
+print(g["failed"], sum(f["group"] == 7 for f in g["failures"]))' "$out/strict.json") &&
+  ok "all $failed failures in the JSON report" || fail "failures in the JSON report"
+expect "the text shows 5 and says how many more" 1 "and $((failed - 5)) more failures in" \
   "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none
-expect "under their test group" 1 "    group 7 (head_dim 8, rotary_dim 8, base 10000, interleaved: rotation of inputs on the common grid (judged in f64, f32, bf16, f16)): 6 failed" \
+expect "under their test group" 1 "    group 7 (head_dim 8, rotary_dim 8, base 10000, interleaved: rotation of inputs on the common grid (judged in f64, f32, bf16, f16)): $group7 failed" \
   "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none
 expect "--max-failures 100 shows all" 1 "NOT CONFORMANT" \
   "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none --max-failures 100
-[ "$(grep -c '      FAIL ' <<<"$expect_output")" = 88 ] && ! grep -q "more failures" <<<"$expect_output" &&
-  ok "88 FAIL lines" || fail "--max-failures 100 shows $(grep -c '      FAIL ' <<<"$expect_output") lines"
+[ "$(grep -c '      FAIL ' <<<"$expect_output")" = "$failed" ] && ! grep -q "more failures" <<<"$expect_output" &&
+  ok "$failed FAIL lines" || fail "--max-failures 100 shows $(grep -c '      FAIL ' <<<"$expect_output") lines, expected $failed"
 expect "--max-failures must be an integer >= 0" 2 "--max-failures" \
   "$posenc" verify --results "$out/seed003.json" --max-failures -2
 expect --regex "judged up to the accurate context it passes" 0 "^CONFORMANT: .* beyond --max-position [0-9]" \
