@@ -70,23 +70,24 @@ constexpr TensorNames kKNames{"k.in", "k.out", "k.in_token_stride", "k.in_head_s
 void check_layout(DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim, const RopeTensor& q,
                   const RopeTensor& k) {
   StridedView ins[2], outs[2];
+  std::size_t in_bytes[2], out_bytes[2];
   int n = 0;
   for (const auto& [t, names] : {std::pair{&q, &kQNames}, std::pair{&k, &kKNames}}) {
     if (!t->in) continue;
     const std::int64_t heads = heads_of(*t, n_heads);
     ins[n] = {names->in, t->in, n_tokens, heads, head_dim, t->in_token_stride, t->in_head_stride, size_of(d)};
     outs[n] = {names->out, t->out, n_tokens, heads, head_dim, t->out_token_stride, t->out_head_stride, size_of(d)};
-    check_view(ins[n], names->in_token_stride, names->in_head_stride, false);
-    check_view(outs[n], names->out_token_stride, names->out_head_stride, true);
+    in_bytes[n] = check_view(ins[n], names->in_token_stride, names->in_head_stride, false);
+    out_bytes[n] = check_view(outs[n], names->out_token_stride, names->out_head_stride, true);
     const bool in_place = t->in == t->out && t->in_token_stride == t->out_token_stride &&
                           t->in_head_stride == t->out_head_stride;
-    if (!in_place) check_disjoint(ins[n], outs[n]);
+    if (!in_place) check_disjoint(ins[n], in_bytes[n], outs[n], out_bytes[n]);
     ++n;
   }
   if (n == 2) {
-    check_disjoint(outs[0], outs[1]);
-    check_disjoint(outs[0], ins[1]);
-    check_disjoint(outs[1], ins[0]);
+    check_disjoint(outs[0], out_bytes[0], outs[1], out_bytes[1]);
+    check_disjoint(outs[0], out_bytes[0], ins[1], in_bytes[1]);
+    check_disjoint(outs[1], out_bytes[1], ins[0], in_bytes[0]);
   }
 }
 
@@ -204,7 +205,8 @@ void check_call(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
   if (n_heads < 1) throw InvalidParameter("n_heads", std::to_string(n_heads), ">= 1");
   if (n_tokens > 0 && !positions) throw InvalidParameter("positions", "null", "non-null");
   const std::int64_t axes = plan.params().position_axes();
-  if (n_tokens > std::numeric_limits<std::ptrdiff_t>::max() / 8 / axes) {
+  std::int64_t position_bytes = 0;  // (a multiplication's overflow test: no division per call)
+  if (__builtin_mul_overflow(n_tokens, 8 * axes, &position_bytes)) {
     throw InvalidParameter("n_tokens", std::to_string(n_tokens), "a count whose positions array fits in memory");
   }
   check_tensor(q, "q", true);

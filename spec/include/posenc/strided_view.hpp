@@ -27,5 +27,8 @@ std::size_t check_view(const StridedView& v, const char* outer_stride_name, cons
 // buffer: K's rows in the gaps between Q's); anything else must not overlap at all. Both views
 // must have passed check_view.
 void check_disjoint(const StridedView& a, const StridedView& b);
+// The same, given the extents check_view returned for them (a call that checks several pairs
+// computes each extent once).
+void check_disjoint(const StridedView& a, std::size_t a_bytes, const StridedView& b, std::size_t b_bytes);
 
 }  // namespace posenc
