@@ -11,7 +11,9 @@
 // (round to nearest even) and the order of operations are the same on every path, for any
 // thread count and store mode: outputs are bit-identical across all of them (a NaN's payload
 // aside: NaN in, NaN out for its pair, as SPEC 2.3 says, payload not compared).
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,6 +27,23 @@ namespace posenc::fast {
 namespace detail {
 struct Kernels;
 class FusedRows;
+
+// Storage on 64-byte boundaries (cache lines, and the AVX-512 path's vector width), for the
+// cos/sin rows the kernels load.
+template <class T>
+struct LineAligned {
+  using value_type = T;
+  static constexpr std::align_val_t kAlign{64};
+  LineAligned() = default;
+  template <class U>
+  LineAligned(const LineAligned<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlign)); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, kAlign); }
+  bool operator==(const LineAligned&) const = default;
+  struct Delete {  // for unique_ptr<T[], Delete> of allocate()'s storage
+    void operator()(T* p) const { ::operator delete(p, kAlign); }
+  };
+};
 }  // namespace detail
 
 enum class Isa { scalar, avx2, avx512 };
@@ -146,14 +165,15 @@ class RopeCache {
   std::int64_t first() const { return first_; }
   std::int64_t count() const { return count_; }
   // The row of a position as the rotation kernels read it: rotated_span() floats of cosines,
-  // then as many of sines (negated for the inverse rotation), each times the attention factor,
-  // in binary32, indexed by each pair's first element (the half layout uses the first pairs()).
+  // then from the next 64-byte boundary as many of sines (negated for the inverse rotation),
+  // each times the attention factor, in binary32, indexed by each pair's first element (the
+  // half layout uses the first pairs()). 64-byte aligned.
   const float* row(std::int64_t position) const;
 
  private:
   RopePlan plan_;
   std::int64_t first_, count_;
-  std::vector<float> rows_;  // count x (c[span], s[span])
+  std::vector<float, detail::LineAligned<float>> rows_;  // count x (c[span], s[span]), padded to lines
 };
 
 // Rotate q (and k, when k.in is set) for n_tokens tokens of n_heads heads (a tensor's own
