@@ -34,14 +34,18 @@ RopeParams params(RopeLayout layout, std::int64_t head_dim, std::int64_t rotary_
   return p;
 }
 
+// Tensors' bytes 64-byte aligned, as PyTorch's CPU allocator gives them.
+using Bytes = std::vector<std::uint8_t, detail::LineAligned<std::uint8_t>>;
+
 struct Batch {
   std::int64_t tokens = 37, heads = 3, stride = 0;
   std::vector<std::int64_t> positions;
-  std::vector<std::uint8_t> q, k;
+  Bytes q, k;
 };
 
 // Rows padded by `pad` elements: strides are honoured; a pad of 8 keeps rows 16-byte aligned, so
-// that non-temporal stores are used where the rows allow, 3 does not.
+// that non-temporal stores are used where the rows allow, 3 does not, and 16 (f32) or 32 (bf16)
+// keeps head_dim 128's rows 64-byte aligned, where the AVX-512 path writes whole lines.
 Batch random_batch(const RopeParams& p, DType d, std::uint32_t seed, std::int64_t pad) {
   std::mt19937 rng(seed);
   Batch b;
@@ -60,7 +64,7 @@ Batch random_batch(const RopeParams& p, DType d, std::uint32_t seed, std::int64_
   return b;
 }
 
-RopeTensor tensor(const Batch& b, const std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& out) {
+RopeTensor tensor(const Batch& b, const Bytes& in, Bytes& out) {
   RopeTensor t;
   t.in = in.data();
   t.out = out.data();
@@ -85,19 +89,21 @@ INSTANTIATE_TEST_SUITE_P(Isa, FastPath, ::testing::Values(Isa::scalar, Isa::avx2
 
 TEST_P(FastPath, EveryPathThreadCountAndTheCacheGiveTheSameBits) {
   for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
-    for (auto [head_dim, rotary_dim] : {std::pair{128, 128}, {64, 48}, {18, 18}, {6, 4}}) {
-      for (auto [d, pad] : {std::pair{DType::f32, 3}, {DType::f32, 8}, {DType::bf16, 3}, {DType::bf16, 8}, {DType::f16, 8}}) {
+    // 32, 128 and 256: rows held in registers across heads on the vector paths (generic/rotate.hpp).
+    for (auto [head_dim, rotary_dim] : {std::pair{128, 128}, {256, 256}, {32, 32}, {64, 48}, {18, 18}, {6, 4}}) {
+      for (auto [d, pad] : {std::pair{DType::f32, 3}, {DType::f32, 8}, {DType::f32, 16}, {DType::bf16, 3}, {DType::bf16, 8},
+                            {DType::bf16, 32}, {DType::f16, 8}}) {
         const RopeParams p = params(layout, head_dim, rotary_dim);
         const RopePlan plan(p);
         const Batch b = random_batch(p, d, static_cast<std::uint32_t>(head_dim * 7 + rotary_dim), pad);
-        std::vector<std::uint8_t> q0(b.q.size()), k0(b.k.size());
+        Bytes q0(b.q.size()), k0(b.k.size());
         Options first{Isa::scalar, 1};
         rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q0), tensor(b, b.k, k0), first);
         EXPECT_NE(q0, b.q);
         for (Isa isa : {GetParam()}) {
           for (int threads : {1, 2, 3}) {
             for (Stores stores : {Stores::automatic, Stores::cached, Stores::streaming}) {
-              std::vector<std::uint8_t> q(b.q.size()), k(b.k.size());
+              Bytes q(b.q.size()), k(b.k.size());
               rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), tensor(b, b.k, k), {isa, threads, stores});
               EXPECT_EQ(q, q0) << to_string(isa) << " " << threads << " threads " << to_string(d) << " " << head_dim
                                << " stores " << static_cast<int>(stores);
@@ -118,7 +124,7 @@ TEST_P(FastPath, EveryPathThreadCountAndTheCacheGiveTheSameBits) {
           std::vector<std::int64_t> near(b.positions.size());
           for (std::size_t t = 0; t < near.size(); ++t) near[t] = 1000 + static_cast<std::int64_t>(t * 5 % 64);
           const RopeCache cache(plan, 1000, 64, isa);
-          std::vector<std::uint8_t> fused(b.q.size()), cached(b.q.size());
+          Bytes fused(b.q.size()), cached(b.q.size());
           rope_apply(plan, d, b.tokens, b.heads, near.data(), tensor(b, b.q, fused), {}, {isa, 1});
           rope_apply(cache, d, b.tokens, b.heads, near.data(), tensor(b, b.q, cached), {}, {isa, 2});
           EXPECT_EQ(cached, fused) << to_string(isa);
@@ -148,7 +154,7 @@ TEST_P(FastPath, NonFiniteInputsGiveTheSameResultsOnEveryPath) {
         if (d == DType::f32) std::memcpy(b.q.data() + 4 * i, &specials32[which], 4);
         else std::memcpy(b.q.data() + 2 * i, d == DType::bf16 ? &specials_bf16[which] : &specials_f16[which], 2);
       }
-      std::vector<std::uint8_t> q0(b.q.size());
+      Bytes q0(b.q.size());
       rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q0), {}, {Isa::scalar, 1});
       std::size_t nans = 0;
       for (std::size_t i = 0; i < n; ++i) {
@@ -167,7 +173,7 @@ TEST_P(FastPath, NonFiniteInputsGiveTheSameResultsOnEveryPath) {
       EXPECT_GT(nans, n / 20);
       for (Isa isa : {GetParam()}) {
         for (Stores stores : {Stores::cached, Stores::streaming}) {
-          std::vector<std::uint8_t> q(b.q.size());
+          Bytes q(b.q.size());
           rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), {}, {isa, 1, stores});
           for (std::size_t i = 0; i < n; ++i) {
             const float y0 = detail::load(d, q0.data(), static_cast<std::int64_t>(i)), y = detail::load(d, q.data(), static_cast<std::int64_t>(i));
@@ -231,8 +237,8 @@ TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
       const RopePlan plan(p);
       const Batch b = random_batch(p, d, 5, 8);
       const auto k_bytes = static_cast<std::size_t>(b.tokens * b.stride) * size_of(d);  // 1 head per token
-      const std::vector<std::uint8_t> k_in(b.k.begin(), b.k.begin() + static_cast<std::ptrdiff_t>(k_bytes));
-      const auto k_tensor = [&](std::vector<std::uint8_t>& out) {
+      const Bytes k_in(b.k.begin(), b.k.begin() + static_cast<std::ptrdiff_t>(k_bytes));
+      const auto k_tensor = [&](Bytes& out) {
         RopeTensor k;
         k.in = k_in.data();
         k.out = out.data();
@@ -240,23 +246,23 @@ TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
         k.heads = 1;
         return k;
       };
-      std::vector<std::uint8_t> q0(b.q.size()), k0(k_bytes);
+      Bytes q0(b.q.size()), k0(k_bytes);
       rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q0), {}, {Isa::scalar, 1});
       RopeTensor k_alone = k_tensor(k0);
       k_alone.heads = 0;
       rope_apply(plan, d, b.tokens, 1, b.positions.data(), k_alone, {}, {Isa::scalar, 1});
       for (int threads : {1, 2}) {
         for (Stores stores : {Stores::automatic, Stores::streaming}) {
-          std::vector<std::uint8_t> q(b.q.size()), k(k_bytes);
+          Bytes q(b.q.size()), k(k_bytes);
           rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), k_tensor(k), {GetParam(), threads, stores});
           EXPECT_EQ(q, q0) << to_string(d) << " " << threads << " threads";
           EXPECT_EQ(k, k0) << to_string(d) << " " << threads << " threads";
         }
       }
-      std::vector<std::uint8_t> k(k_bytes);
+      Bytes k(k_bytes);
       RopeTensor bad = k_tensor(k);
       bad.heads = -1;
-      std::vector<std::uint8_t> q(b.q.size());
+      Bytes q(b.q.size());
       EXPECT_NE(error_of([&] { rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), bad); })
                     .find("k.heads = -1"),
                 std::string::npos);
@@ -410,7 +416,7 @@ TEST(Fast, ACacheBuiltFromATemporaryPlanOwnsIt) {
   const Batch b = random_batch(p, DType::f32, 17, 0);
   std::vector<std::int64_t> near(b.positions.size());
   for (std::size_t t = 0; t < near.size(); ++t) near[t] = 1000 + static_cast<std::int64_t>(t * 7 % 64);
-  std::vector<std::uint8_t> fused(b.q.size()), cached(b.q.size());
+  Bytes fused(b.q.size()), cached(b.q.size());
   rope_apply(plan, DType::f32, b.tokens, b.heads, near.data(), tensor(b, b.q, fused), {}, {Isa::scalar, 1});
   rope_apply(cache, DType::f32, b.tokens, b.heads, near.data(), tensor(b, b.q, cached), {}, {Isa::scalar, 1});
   EXPECT_NE(fused, b.q);

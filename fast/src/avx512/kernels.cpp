@@ -26,6 +26,9 @@ void sincos(const double* position, const double* w_hi, const double* w_lo, doub
 
 struct Vec {
   static constexpr std::int64_t kWidth = 16;
+  // Of 32 vector registers: a row of up to 8 vectors per array (head_dim 256 in the half
+  // layout, 128 interleaved) held across heads (generic/rotate.hpp).
+  static constexpr std::int64_t kRowRegisters = 16;
 
   template <DType D>
   static __m512 load(const void* p, std::int64_t i) {
@@ -41,15 +44,7 @@ struct Vec {
   template <DType D, bool Stream>
   static void store(void* p, std::int64_t i, __m512 v) {
     if constexpr (D == DType::f32) {
-      if constexpr (Stream) {  // 16-byte quarters: rows need 16-byte alignment only
-        float* out = static_cast<float*>(p) + i;
-        _mm_stream_ps(out, _mm512_extractf32x4_ps(v, 0));
-        _mm_stream_ps(out + 4, _mm512_extractf32x4_ps(v, 1));
-        _mm_stream_ps(out + 8, _mm512_extractf32x4_ps(v, 2));
-        _mm_stream_ps(out + 12, _mm512_extractf32x4_ps(v, 3));
-      } else {
-        _mm512_storeu_ps(static_cast<float*>(p) + i, v);
-      }
+      store512<Stream>(static_cast<float*>(p) + i, _mm512_castps_si512(v));
     } else {
       auto* out = reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(p) + i);
       if constexpr (D == DType::bf16) {
@@ -77,15 +72,26 @@ struct Vec {
   template <bool Stream>
   static void store_split(void* p, std::int64_t i, __m512 even, __m512 odd) {
     const __m512i w = _mm512_mask_blend_epi16(0xAAAAAAAA, _mm512_srli_epi32(bf16_rounded(even), 16), bf16_rounded(odd));
-    auto* out = static_cast<std::uint16_t*>(p) + i;
-    if constexpr (Stream) {  // 16-byte quarters: rows need 16-byte alignment only
-      auto* q = reinterpret_cast<__m128i*>(out);
-      _mm_stream_si128(q, _mm512_extracti32x4_epi32(w, 0));
-      _mm_stream_si128(q + 1, _mm512_extracti32x4_epi32(w, 1));
-      _mm_stream_si128(q + 2, _mm512_extracti32x4_epi32(w, 2));
-      _mm_stream_si128(q + 3, _mm512_extracti32x4_epi32(w, 3));
+    store512<Stream>(static_cast<std::uint16_t*>(p) + i, w);
+  }
+
+  // Non-temporal: one 64-byte store where aligned (PyTorch's 64-byte tensors with rows a multiple
+  // of 64 bytes apart), else four 16-byte ones (rows need 16 only). A line written in quarters
+  // takes four store micro-ops and three extracts.
+  template <bool Stream>
+  static void store512(void* p, __m512i v) {
+    if constexpr (Stream) {
+      if (reinterpret_cast<std::uintptr_t>(p) % 64 == 0) {
+        _mm512_stream_si512(static_cast<__m512i*>(p), v);
+      } else {
+        auto* q = static_cast<__m128i*>(p);
+        _mm_stream_si128(q, _mm512_extracti32x4_epi32(v, 0));
+        _mm_stream_si128(q + 1, _mm512_extracti32x4_epi32(v, 1));
+        _mm_stream_si128(q + 2, _mm512_extracti32x4_epi32(v, 2));
+        _mm_stream_si128(q + 3, _mm512_extracti32x4_epi32(v, 3));
+      }
     } else {
-      _mm512_storeu_si512(out, w);
+      _mm512_storeu_si512(p, v);
     }
   }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The AVX-512 path's intrinsics onto AVX2, for a test build that runs avx512/kernels.cpp on a
 // machine without AVX-512 (the CPUs this project is developed on lack it). SIMDe (libsimde-dev)
-// emulates most of them; the six it does not (0.7.4) are written here from Intel's definitions,
+// emulates most of them; the seven it does not (0.7.4) are written here from Intel's definitions,
 // on halves with the AVX2/FMA/F16C instruction of the same rounding where one exists. The list is
 // exactly the intrinsics the path uses: one added to the kernels without a line here is a
 // compile error in this build (GCC refuses to inline an AVX-512 intrinsic into AVX2 code).
@@ -75,6 +75,13 @@ inline __m256i cvtps_ph(simde__m512 v) {
   return _mm256_set_m128i(_mm256_cvtps_ph(x[1], Rounding), _mm256_cvtps_ph(x[0], Rounding));
 }
 
+inline void stream_si512(void* p, simde__m512i v) {  // p 64-byte aligned, as vmovntdq requires
+  __m256i h[2];
+  std::memcpy(h, &v, 64);
+  _mm256_stream_si256(static_cast<__m256i*>(p), h[0]);
+  _mm256_stream_si256(static_cast<__m256i*>(p) + 1, h[1]);
+}
+
 // SLEEF's 8-lane kernel as two 4-lane AVX2 calls: the finz kernels give the same bits on every
 // path (SLEEF's deterministic variants), which is what lets the halves stand in for the whole.
 struct Sleef_m512d_2 {
@@ -124,8 +131,6 @@ inline Sleef_m512d_2 sincosd8_u35(simde__m512d a) {
 #define _mm512_fmadd_ps simde_mm512_fmadd_ps
 #undef _mm512_fmsub_ps
 #define _mm512_fmsub_ps simde_mm512_fmsub_ps
-#undef _mm512_extractf32x4_ps
-#define _mm512_extractf32x4_ps simde_mm512_extractf32x4_ps
 #undef _mm512_castsi512_ps
 #define _mm512_castsi512_ps simde_mm512_castsi512_ps
 #undef _mm512_castps_si512
@@ -165,3 +170,5 @@ inline Sleef_m512d_2 sincosd8_u35(simde__m512d a) {
 #define _mm512_cvtph_ps posenc::emulated::cvtph_ps
 #undef _mm512_cvtps_ph
 #define _mm512_cvtps_ph(v, rounding) posenc::emulated::cvtps_ph<(rounding)>(v)
+#undef _mm512_stream_si512
+#define _mm512_stream_si512 posenc::emulated::stream_si512
