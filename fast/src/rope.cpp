@@ -173,13 +173,18 @@ double call_bytes(DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int
 // decode step's projection).
 bool beyond_cache(double bytes) { return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 4; }
 
-// Options::stores: whether out-of-place outputs are streamed; automatic when they are beyond the
-// cache. (Half the last-level cache was the threshold before issue 19: a single 8 MiB tensor
-// then took ordinary stores under a 32 MiB L3 and ran at 21 GB/s against 37-39 streamed on that
-// Zen 4; a quarter streams it. Smaller outputs stay cached for their consumer.)
-bool streaming(const Options& o, double bytes) {
+// Options::stores: whether out-of-place outputs are streamed; automatic when a call's reads and
+// writes (twice its output bytes) exceed the core's own L2: written with ordinary stores, each
+// output line is first read for ownership and later written back, while non-temporal stores
+// write it once. (Before, the threshold was a quarter of the last-level cache, which a VM may
+// report as the whole socket's: 260 MiB on the Xeon of issue 19's AVX-512 runs, so shape A's 8
+// MiB tensor took ordinary stores. There, 1 tensor of T tokens x 32 heads x 128, f32, out of
+// place, best of 40 batches, 3 alternating runs: T = 64, 1 MiB out against a 2 MiB L2, 36-40
+// GB/s with either; T = 128, 25 ordinary against 33 streamed; T = 256 and 512, 24-25 against
+// 29-31. On a Zen 4 with a 32 MiB L3 and 1 MiB L2, 21 against 37-39 at T = 512.)
+bool streams(const Options& o, double bytes) {
   if (o.stores != Stores::automatic) return o.stores == Stores::streaming;
-  return beyond_cache(bytes);
+  return 2 * bytes > static_cast<double>(detail::core_cache_bytes());
 }
 
 // What the calls of one rope_apply share. An empty Options::isa is resolved here, at the call
@@ -190,7 +195,7 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
                   const RopeTensor& k, const Options& options) {
   const Isa isa = options.isa ? *options.isa : selected_isa();
   const double bytes = call_bytes(d, n_tokens, n_heads, plan.params().head_dim, q, k);
-  return {kernels(isa), plan, d, n_heads, streaming(options, bytes), beyond_cache(bytes) ? prefetch_rows(plan.params(), d) : 0};
+  return {kernels(isa), plan, d, n_heads, streams(options, bytes), beyond_cache(bytes) ? prefetch_rows(plan.params(), d) : 0};
 }
 
 // Split [0, n) into `threads` contiguous ranges; every token's result is independent of the split.

@@ -70,8 +70,8 @@ inline constexpr std::int64_t kMaxPosition = std::int64_t{1} << 32;
 // How RoPE writes an out-of-place result. Non-temporal (streaming) stores send it to memory
 // without first reading its lines into the cache: a third less memory traffic when the output
 // does not fit in the cache anyway, but a consumer that reads it next finds it out of cache.
-// automatic streams when the call's outputs are at least a quarter of the last-level cache
-// (Linux sysfs; in place, never).
+// automatic streams when the call's reads and writes (twice its outputs) exceed the core's
+// own L2 cache (Linux sysfs; in place, never): larger outputs leave the core's caches anyway.
 // The values written are the same in every mode.
 enum class Stores { automatic, cached, streaming };
 
