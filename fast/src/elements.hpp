@@ -79,17 +79,19 @@ inline void rotate_pairs(DType d, bool interleaved, std::int64_t span, std::int6
 // Ask for the lines of one input row ahead of use (write intent in place): the hardware's
 // stream prefetchers stop at page boundaries and go idle while a token's cos/sin row is
 // computed; software prefetches a few KiB ahead keep memory busy through both. Only calls
-// beyond the cache prefetch (rope.cpp), so an input read out of place is read once and asked
-// for as non-temporal (prefetchnta: no room taken in the outer caches). Shape B out of place, 1
-// thread, AVX2, four alternating rounds on the development VM (load ~7): Q 0.68-0.86 of the
-// copy against 0.62-0.84 with prefetcht0, Q+K 0.79-0.93 against 0.67-0.85, GQA 0.66-0.89
-// against 0.69-0.76.
+// beyond the cache prefetch (rope.cpp). Out of place, into L2 (prefetcht1), not non-temporal:
+// on the AVX-512 Xeon VM, Q and K of 4096 tokens x 32 heads x 128, f32, best of 40 batches, two
+// alternating rounds, prefetchnta took 24.5-24.7 ms per call, no prefetch 14.2-14.4,
+// prefetcht0 13.7-14.4, prefetcht1 12.1-12.2 (a non-temporal copy of the same bytes 13.1-13.2).
+// (On the AMD development VM, AVX2, four rounds under load, prefetchnta had been within the
+// noise of prefetcht0: Q 0.68-0.86 of the copy against 0.62-0.84, Q+K 0.79-0.93 against
+// 0.67-0.85, GQA 0.66-0.89 against 0.69-0.76; AMD's cores fill L1 and L2 alike for t0 and t1.)
 inline void prefetch_row(const char* p, std::size_t bytes, bool in_place) {
   for (std::size_t o = 0; o < bytes; o += 64) {
     if (in_place) {
       __builtin_prefetch(p + o, 1);
     } else {
-      __builtin_prefetch(p + o, 0, 0);
+      __builtin_prefetch(p + o, 0, 2);
     }
   }
 }

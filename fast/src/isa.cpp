@@ -1,6 +1,6 @@
 // Run-time selection of the instruction-set path: CPUID for what the CPU has, XGETBV for what
 // the OS saves on a context switch (YMM for AVX2, ZMM and opmask state for AVX-512); and the
-// last-level cache's size, for the store mode.
+// core's L2 size, for the store mode and the prefetch.
 #include <cpuid.h>
 #include <unistd.h>
 
@@ -127,42 +127,21 @@ const Kernels& kernels(Isa isa) {
   }
 }
 
-namespace {
-// The size in bytes of cpu0's cache of `level` (0: the highest level found) from Linux's sysfs,
-// 0 if none is listed.
-long sysfs_cache_bytes(long level) {
-  long best_level = 0, bytes = 0;
-  for (int i = 0; i < 16; ++i) {
-    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
-    std::ifstream level_file(dir + "level"), size_file(dir + "size");
-    long l = 0, s = 0;
-    std::string unit;
-    if (!(level_file >> l) || !(size_file >> s)) continue;
-    size_file >> unit;  // "K" or "M", read separately from the number
-    s *= unit == "M" ? 1 << 20 : unit == "K" ? 1 << 10 : 1;
-    if (level == 0 ? l >= best_level : l == level) {
-      best_level = l;
-      bytes = s;
-    }
-  }
-  return bytes;
-}
-}  // namespace
-
-// Linux's sysfs first: glibc's sysconf reports the whole socket's L3 on some virtual machines
-// (256 MiB on the development VM, which lscpu and sysfs give 32 MiB).
-std::size_t last_level_cache_bytes() {
-  static const std::size_t bytes = [] {
-    long size = sysfs_cache_bytes(0);
-    if (size <= 0) size = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    return static_cast<std::size_t>(size > 0 ? size : long{32} << 20);
-  }();
-  return bytes;
-}
-
+// cpu0's level-2 cache from Linux's sysfs first, as lscpu reads it (glibc's sysconf, the
+// fallback, reported the whole socket's L3 on the AMD development VM: 256 MiB against sysfs's
+// 32 MiB).
 std::size_t core_cache_bytes() {
   static const std::size_t bytes = [] {
-    long size = sysfs_cache_bytes(2);
+    long size = 0;
+    for (int i = 0; i < 16 && size == 0; ++i) {
+      const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+      std::ifstream level_file(dir + "level"), size_file(dir + "size");
+      long level = 0, s = 0;
+      std::string unit;
+      if (!(level_file >> level) || !(size_file >> s) || level != 2) continue;
+      size_file >> unit;  // "K" or "M", read separately from the number
+      size = s * (unit == "M" ? 1 << 20 : unit == "K" ? 1 << 10 : 1);
+    }
     if (size <= 0) size = sysconf(_SC_LEVEL2_CACHE_SIZE);
     return static_cast<std::size_t>(size > 0 ? size : long{1} << 20);
   }();

@@ -52,8 +52,6 @@ const Kernels& avx2_kernels();
 const Kernels& avx512_kernels();
 const Kernels& kernels(Isa isa);
 
-// The largest cache's size in bytes (sysfs, else sysconf, else 32 MiB assumed).
-std::size_t last_level_cache_bytes();
 // The level-2 cache's size in bytes, a core's own on the CPUs this path runs on (sysfs, else
 // sysconf, else 1 MiB assumed).
 std::size_t core_cache_bytes();

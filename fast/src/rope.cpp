@@ -168,34 +168,35 @@ double call_bytes(DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int
   return static_cast<double>(n_tokens) * heads * static_cast<double>(head_dim) * static_cast<double>(size_of(d));
 }
 
-// Whether a call's tensors are taken to be out of the cache: at least a quarter of the
-// last-level cache. Smaller ones are most likely in it, just written by their producer (a
-// decode step's projection).
-bool beyond_cache(double bytes) { return bytes >= static_cast<double>(detail::last_level_cache_bytes()) / 4; }
-
-// Options::stores: whether out-of-place outputs are streamed; automatic when a call's reads and
-// writes (twice its output bytes) exceed the core's own L2: written with ordinary stores, each
+// Whether a call's tensors are taken to be beyond the core's own caches: its reads and writes
+// (twice its output bytes) exceed the core's L2. Such a call prefetches its rows and, out of
+// place, streams its outputs (Options::stores automatic): written with ordinary stores, each
 // output line is first read for ownership and later written back, while non-temporal stores
-// write it once. (Before, the threshold was a quarter of the last-level cache, which a VM may
-// report as the whole socket's: 260 MiB on the Xeon of issue 19's AVX-512 runs, so shape A's 8
-// MiB tensor took ordinary stores. There, 1 tensor of T tokens x 32 heads x 128, f32, out of
-// place, best of 40 batches, 3 alternating runs: T = 64, 1 MiB out against a 2 MiB L2, 36-40
-// GB/s with either; T = 128, 25 ordinary against 33 streamed; T = 256 and 512, 24-25 against
-// 29-31. On a Zen 4 with a 32 MiB L3 and 1 MiB L2, 21 against 37-39 at T = 512.)
+// write it once. Before issue 19's AVX-512 runs the threshold was a quarter of the last-level
+// cache, which a VM may report as the whole socket's: 260 MiB on that Xeon VM, where shape A's
+// 8 MiB tensor then took ordinary stores and no prefetch. There (2 MiB L2), best of 40 batches,
+// alternating runs, 1 tensor of T tokens x 32 heads x 128, f32: out of place, T = 64 (1 MiB
+// out) 36-40 GB/s with either store; T = 128, 25 ordinary against 33 streamed; T = 256 and
+// 512, 24-25 against 29-31; in place, the prefetch took T = 512 from 44-45 to 49 GB/s and T =
+// 4096 from 38-41 to 46-47; 64 tokens x 40 heads out of place 37-38 GB/s streamed against 29-30
+// with ordinary stores, the prefetch within the noise. On a Zen 4 with a 32 MiB L3 and 1 MiB
+// L2, T = 512 ran 21 GB/s with ordinary stores against 37-39 streamed.
+bool beyond_core_cache(double bytes) { return 2 * bytes > static_cast<double>(detail::core_cache_bytes()); }
+
 bool streams(const Options& o, double bytes) {
   if (o.stores != Stores::automatic) return o.stores == Stores::streaming;
-  return 2 * bytes > static_cast<double>(detail::core_cache_bytes());
+  return beyond_core_cache(bytes);
 }
 
 // What the calls of one rope_apply share. An empty Options::isa is resolved here, at the call
 // (not value_or: that would read POSENC_ISA even when an ISA is given). Rows are prefetched only
-// beyond the cache: in it, a prefetch is a load slot taken from the rotation for nothing
-// (one token x 40 heads in cache, AVX2: ~10% of the call).
+// beyond the core's caches: in them, a prefetch is a load slot taken from the rotation for
+// nothing (one token x 40 heads in cache, AVX2: ~10% of the call).
 Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const RopeTensor& q,
                   const RopeTensor& k, const Options& options) {
   const Isa isa = options.isa ? *options.isa : selected_isa();
   const double bytes = call_bytes(d, n_tokens, n_heads, plan.params().head_dim, q, k);
-  return {kernels(isa), plan, d, n_heads, streams(options, bytes), beyond_cache(bytes) ? prefetch_rows(plan.params(), d) : 0};
+  return {kernels(isa), plan, d, n_heads, streams(options, bytes), beyond_core_cache(bytes) ? prefetch_rows(plan.params(), d) : 0};
 }
 
 // Split [0, n) into `threads` contiguous ranges; every token's result is independent of the split.
