@@ -87,19 +87,22 @@ void check_disjoint(const StridedView& a, std::size_t a_bytes, const StridedView
   if (a_bytes == 0 || b_bytes == 0) return;
   const std::uintptr_t a0 = address(a), b0 = address(b);
   if (a0 + a_bytes <= b0 || b0 + b_bytes <= a0) return;
-  // Overlapping ranges: fine only for identically strided views whose per-outer blocks sit in
-  // each other's gaps, at an element-aligned offset.
-  const bool same_shape = a.element_size == b.element_size && a.outer == b.outer && a.outer_stride == b.outer_stride &&
-                          a.inner == b.inner && a.inner_stride == b.inner_stride && a.row == b.row;
+  // Overlapping ranges: fine only for views with the same outer count and stride whose
+  // per-outer blocks sit in each other's gaps, at an element-aligned offset: a fused QKV buffer,
+  // [token][Q heads, K heads, V heads], where K may have fewer heads than Q (grouped-query
+  // attention). Within one period (the outer stride) a's block takes [0, span_a) and b's
+  // [shift, shift + span_b); both repeat every period, so they never meet exactly when
+  // span_a <= shift and shift + span_b <= period.
+  const bool same_period = a.element_size == b.element_size && a.outer == b.outer && a.outer_stride == b.outer_stride;
   const auto size = static_cast<std::intptr_t>(a.element_size);
   const std::intptr_t offset = static_cast<std::intptr_t>(b0) - static_cast<std::intptr_t>(a0);
-  if (same_shape && offset % size == 0 && a.outer > 1 && a.outer_stride > 0) {
-    const std::int64_t period = a.outer_stride, span = block(a);
+  if (same_period && offset % size == 0 && a.outer > 1 && a.outer_stride > 0) {
+    const std::int64_t period = a.outer_stride;
     std::int64_t shift = (offset / size) % period;
     if (shift < 0) shift += period;
-    if (shift >= span && shift + span <= period) return;
+    if (shift >= block(a) && shift + block(b) <= period) return;
   }
-  throw InvalidParameter(std::string(a.name) + " and " + b.name, "overlapping memory", "separate buffers (or the same buffer with the same strides, in place)");
+  throw InvalidParameter(std::string(a.name) + " and " + b.name, "overlapping memory", "separate buffers (or the same buffer with the same strides, in place; or, in a fused buffer, rows interleaved with the same outer stride)");
 }
 
 }  // namespace posenc

@@ -395,11 +395,26 @@ TEST(Fast, BadLayoutsAreRefusedBeforeAnyWrite) {
   refused("q.out and k.out", 2, 2, view(other.data(), buf.data(), 16, 8), view(other.data() + 32, buf.data() + 8, 16, 8));
   refused("q.out and k.in", 2, 1, view(other.data(), buf.data(), 8, 8), view(buf.data() + 8, other.data() + 40, 8, 8));
   refused("q.in and q.out", 2, 1, view(buf.data(), buf.data() + 4, 8, 8));
+  // Grouped-query: K of 1 head placed over Q's second head of each token.
+  auto gqa_k = view(buf.data() + 8, buf.data() + 8, 24, 8);
+  gqa_k.heads = 1;
+  refused("q.out and k.out", 2, 2, view(buf.data(), buf.data(), 24, 8), gqa_k);
+  // Grouped-query: K of 1 head after Q's 2 with the same token stride, but a token's K row
+  // reaching into the next token's Q (token stride 20 < 2 Q rows + 1 K row).
+  gqa_k = view(buf.data() + 16, buf.data() + 16, 20, 8);
+  gqa_k.heads = 1;
+  refused("q.out and k.out", 2, 2, view(buf.data(), buf.data(), 20, 8), gqa_k);
   EXPECT_EQ(buf, before) << "a refused call wrote";
   // Accepted: in place, and Q and K interleaved in one fused buffer ([token][q heads, k heads]).
   EXPECT_NO_THROW(rope_apply(plan, DType::f32, 2, 2, pos.data(), view(buf.data(), buf.data(), 32, 8),
                              view(buf.data() + 16, buf.data() + 16, 32, 8)));
   EXPECT_NO_THROW(rope_apply(plan, DType::f32, 2, 2, pos.data(), view(buf.data(), buf.data(), 8, 16), {}));  // [head][token]
+  // Grouped-query in one fused buffer: [token][2 Q heads, 1 K head], out of place.
+  std::vector<float> fused_in(48, 1.0f);
+  auto gqa_q = view(fused_in.data(), buf.data(), 24, 8);
+  auto gqa_k_ok = view(fused_in.data() + 16, buf.data() + 16, 24, 8);
+  gqa_k_ok.heads = 1;
+  EXPECT_NO_THROW(rope_apply(plan, DType::f32, 2, 2, pos.data(), gqa_q, gqa_k_ok));
   AlibiParams a;
   a.n_heads = 2;
   std::vector<float> scores(16);

@@ -23,9 +23,9 @@ struct StridedView {
 // disjoint (outer-major or inner-major). Returns the extent in bytes (0 for an empty view).
 std::size_t check_view(const StridedView& v, const char* outer_stride_name, const char* inner_stride_name, bool written);
 
-// a and b touch no common element. Views with the same strides may interleave (a fused QKV
-// buffer: K's rows in the gaps between Q's); anything else must not overlap at all. Both views
-// must have passed check_view.
+// a and b touch no common element. Views with the same outer count and stride may interleave
+// (a fused QKV buffer: K's rows in the gaps between Q's, with as many heads as Q or fewer);
+// anything else must not overlap at all. Both views must have passed check_view.
 void check_disjoint(const StridedView& a, const StridedView& b);
 // The same, given the extents check_view returned for them (a call that checks several pairs
 // computes each extent once).
