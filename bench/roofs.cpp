@@ -4,6 +4,9 @@
 // machine's own scaling, against which the rotation's 2-thread ratio is read.
 #include "roofs.hpp"
 
+#include <immintrin.h>
+
+#include <atomic>
 #include <thread>
 
 #include "baselines.hpp"
@@ -21,16 +24,32 @@ void copy(benchmark::State& state, const Workload& w, bool nontemporal) {
   account(state, w, 4);
 }
 
-// Halves of the copy on two threads, started and joined per call as rope_apply does.
+// Halves of the copy on two threads, the second kept for the whole benchmark and handed each
+// call's half through an atomic it polls (the cheapest hand-over there is: the roof for
+// rope_apply's kept, polling workers, fast/src/workers.cpp).
 void copy_two_threads(benchmark::State& state, const Workload& w) {
   Buffer<float> in(static_cast<std::size_t>(w.elements()), 1.0f), out(in.size());
   const std::size_t half = in.size() / 2 / 16 * 16;  // 64-byte aligned
+  std::atomic<int> calls{0}, done{0};  // calls handed over / finished; -1: stop
+  std::thread other([&] {
+    for (int seen = 0;;) {
+      int now;
+      while ((now = calls.load(std::memory_order_acquire)) == seen) _mm_pause();
+      if (now < 0) return;
+      stream_copy_nontemporal(in.data() + half, out.data() + half, in.size() - half);
+      seen = now;
+      done.store(now, std::memory_order_release);
+    }
+  });
+  int n = 0;
   for (auto _ : state) {
-    std::thread other(stream_copy_nontemporal, in.data() + half, out.data() + half, in.size() - half);
+    calls.store(++n, std::memory_order_release);
     stream_copy_nontemporal(in.data(), out.data(), half);
-    other.join();
+    while (done.load(std::memory_order_acquire) != n) _mm_pause();
     benchmark::ClobberMemory();
   }
+  calls.store(-1, std::memory_order_release);
+  other.join();
   account(state, w, 4);
 }
 

@@ -7,13 +7,13 @@
 #include <limits>
 #include <memory>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "frequencies.hpp"
 #include "kernels.hpp"
 #include "output_size.hpp"
+#include "workers.hpp"
 #include "posenc/errors.hpp"
 #include "posenc/strided_view.hpp"
 
@@ -199,16 +199,14 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
   return {kernels(isa), plan, d, n_heads, streams(options, bytes), beyond_core_cache(bytes) ? prefetch_rows(plan.params(), d) : 0};
 }
 
-// Split [0, n) into `threads` contiguous ranges; every token's result is independent of the split.
+// Split [0, n) into `threads` contiguous ranges, run on the kept workers (workers.hpp); every
+// token's result is independent of the split.
 template <class F>
 void parallel_tokens(std::int64_t n, int threads, F work) {
   if (threads < 1) throw InvalidParameter("threads", std::to_string(threads), ">= 1");
-  const std::int64_t parts = std::min<std::int64_t>(threads, std::max<std::int64_t>(n, 1));
+  const int parts = static_cast<int>(std::min<std::int64_t>(threads, std::max<std::int64_t>(n, 1)));
   if (parts == 1) return work(std::int64_t{0}, n);
-  std::vector<std::thread> pool;
-  for (std::int64_t i = 1; i < parts; ++i) pool.emplace_back(work, n * i / parts, n * (i + 1) / parts);
-  work(0, n / parts);
-  for (auto& th : pool) th.join();
+  detail::run_parts(parts, [&](int i) { work(n * i / parts, n * (i + 1) / parts); });
 }
 
 void check_call(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads,

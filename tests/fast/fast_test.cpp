@@ -1,16 +1,21 @@
 // posenc fast beyond what the suite checks: every ISA path and every thread count give the same
-// bits, the cached path gives the fused path's bits, storage conversions round to nearest even
+// bits (the kept workers too, shared by concurrent callers), the cached path gives the fused path's bits, storage conversions round to nearest even
 // like the hardware, and bad calls are refused with the parameter named. The accuracy itself is
 // the suite's job (conform_fast_paths).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <span>
 #include <thread>
@@ -18,6 +23,7 @@
 #include "elements.hpp"
 #include "posenc/errors.hpp"
 #include "posenc/fast/fast.hpp"
+#include "workers.hpp"
 
 namespace posenc::fast {
 namespace {
@@ -541,6 +547,68 @@ TEST(Fast, SpansMustHoldExactlyWhatTheCallWrites) {
   const std::vector<float> m = alibi_slopes(a);
   EXPECT_EQ(scores[1], static_cast<float>(1.0f - 2 * m[0]));  // head 0, query 3, key 1: distance 2
   EXPECT_EQ(scores[8 + 4 + 0], static_cast<float>(1.0f - 4 * m[1]));  // head 1, query 4, key 0: distance 4
+}
+
+
+// The kept workers (fast/src/workers.hpp): every part runs once, on the caller for part 0; a
+// part's exception reaches the caller after all parts have finished; callers on several
+// threads at once share the workers; a forked child, which has none of its parent's workers,
+// starts its own (a child waiting on its parent's would hang: the test would time out).
+TEST(Workers, EveryPartRunsOnceAndErrorsReachTheCaller) {
+  for (int parts : {1, 2, 5}) {
+    std::vector<int> runs(static_cast<std::size_t>(parts), 0);
+    const auto caller = std::this_thread::get_id();
+    bool part0_on_caller = false;
+    detail::run_parts(parts, [&](int i) {
+      ++runs[static_cast<std::size_t>(i)];
+      if (i == 0) part0_on_caller = std::this_thread::get_id() == caller;
+    });
+    EXPECT_EQ(runs, std::vector<int>(static_cast<std::size_t>(parts), 1)) << parts << " parts";
+    EXPECT_TRUE(part0_on_caller);
+  }
+  std::atomic<int> finished{0};
+  EXPECT_THROW(detail::run_parts(3,
+                                 [&](int i) {
+                                   if (i == 2) throw InvalidParameter("part", "2", "a test's error");
+                                   std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                                   ++finished;
+                                 }),
+               InvalidParameter);
+  EXPECT_EQ(finished, 2) << "run_parts returned before its other parts finished";
+}
+
+TEST(Workers, ConcurrentCallersGetTheSingleThreadedBits) {
+  const RopeParams p = params(RopeLayout::half, 128, 128);
+  const RopePlan plan(p);
+  const Batch b = random_batch(p, DType::f32, 11, 0);
+  Bytes want(b.q.size());
+  rope_apply(plan, DType::f32, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, want), {}, {Isa::scalar, 1});
+  std::vector<Bytes> got(3, Bytes(b.q.size()));
+  std::vector<std::thread> callers;
+  for (auto& out : got) {
+    callers.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) rope_apply(plan, DType::f32, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, out), {}, {std::nullopt, 3});
+    });
+  }
+  for (auto& t : callers) t.join();
+  for (const auto& out : got) EXPECT_EQ(out, want);
+}
+
+TEST(Workers, AForkedChildStartsItsOwn) {
+#ifdef __SANITIZE_THREAD__
+  GTEST_SKIP() << "ThreadSanitizer cannot start threads in the child of a multi-threaded fork";
+#endif
+  detail::run_parts(2, [](int) {});  // the parent's workers exist
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int sum = 0;
+    detail::run_parts(2, [&](int i) { __atomic_add_fetch(&sum, i + 1, __ATOMIC_RELAXED); });
+    _exit(sum == 3 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
 }  // namespace

@@ -79,7 +79,9 @@ struct Options {
   // Empty: selected_isa(), resolved by the call that uses it (so that Options{} never throws:
   // a bad POSENC_ISA is the call's error, reported where it can be handled).
   std::optional<Isa> isa;
-  int threads = 1;  // >= 1; tokens are split between threads
+  // >= 1; tokens are split between the calling thread and threads - 1 workers, started by the
+  // first call that needs them and kept (idle ones poll ~100 us, then sleep).
+  int threads = 1;
   Stores stores = Stores::automatic;
 };
 

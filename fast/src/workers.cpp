@@ -1,0 +1,134 @@
+#include "workers.hpp"
+
+#include <immintrin.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace posenc::fast::detail {
+namespace {
+
+// How long a worker with nothing to do, and a caller waiting for its workers, poll before
+// they sleep: a sleeping thread's wake-up is a futex call and, on a VM, the hypervisor waking
+// an idle virtual CPU (tens of microseconds). OpenMP runtimes poll likewise (libgomp's
+// OMP_WAIT_POLICY, GOMP_SPINCOUNT). Calls that follow each other closely (a prefill's layers,
+// a benchmark) then find their workers awake; a worker left idle sleeps after this long.
+constexpr auto kPoll = std::chrono::microseconds(100);
+
+// Polls ready() with pause instructions for up to kPoll; whether it turned true.
+template <class Ready>
+bool poll(Ready ready) {
+  const auto until = std::chrono::steady_clock::now() + kPoll;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return true;
+      _mm_pause();
+    }
+    if (std::chrono::steady_clock::now() > until) return false;
+  }
+}
+
+// One run_parts call: its parts not yet finished and the first exception of one.
+struct Job {
+  const std::function<void(int)>& part;
+  std::atomic<int> left;  // parts on workers not finished (decremented under mutex)
+  std::exception_ptr error;
+  std::mutex mutex;
+  std::condition_variable finished;
+};
+
+class Workers {
+ public:
+  void run(int parts, const std::function<void(int)>& part) {
+    Job job{part, parts - 1, nullptr, {}, {}};
+    {
+      const std::lock_guard lock(mutex_);
+      while (started_ < parts - 1) {
+        std::thread([this] { serve(); }).detach();
+        ++started_;
+      }
+      for (int i = 1; i < parts; ++i) tasks_.push_back({&job, i});
+      queued_.store(static_cast<int>(tasks_.size()), std::memory_order_release);
+    }
+    wake_.notify_all();
+    std::exception_ptr own;
+    try {
+      part(0);
+    } catch (...) {
+      own = std::current_exception();
+    }
+    // The workers hold references into job until they report: wait for all before returning,
+    // and take the job's mutex even when polling saw them done, so that the last one has let go
+    // of it.
+    poll([&] { return job.left.load(std::memory_order_acquire) == 0; });
+    std::unique_lock lock(job.mutex);
+    job.finished.wait(lock, [&] { return job.left.load(std::memory_order_relaxed) == 0; });
+    if (own) std::rethrow_exception(own);
+    if (job.error) std::rethrow_exception(job.error);
+  }
+
+ private:
+  struct Task {
+    Job* job;
+    int index;
+  };
+
+  [[noreturn]] void serve() {
+    for (;;) {
+      Task t;
+      poll([&] { return queued_.load(std::memory_order_acquire) > 0; });
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return !tasks_.empty(); });
+        t = tasks_.front();
+        tasks_.pop_front();
+        queued_.store(static_cast<int>(tasks_.size()), std::memory_order_relaxed);
+      }
+      std::exception_ptr error;
+      try {
+        t.job->part(t.index);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      // Reported under the job's mutex, which the caller takes to see left == 0: the job is
+      // not destroyed before this unlocks.
+      const std::lock_guard lock(t.job->mutex);
+      if (error && !t.job->error) t.job->error = error;
+      if (t.job->left.fetch_sub(1, std::memory_order_release) == 1) t.job->finished.notify_one();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Task> tasks_;
+  std::atomic<int> queued_{0};  // tasks_.size(), for polling without the mutex
+  int started_ = 0;
+};
+
+// Never destroyed: its threads wait on its members until the process ends (a destructor at
+// exit would destroy them under the waiting threads). A forked child, which has none of the
+// threads, gets a new one (the old one is left as it is: its mutex may have been held by a
+// thread that is not in the child).
+Workers* workers = nullptr;
+std::once_flag workers_once;
+
+void new_workers_in_child() { workers = new Workers; }
+
+}  // namespace
+
+void run_parts(int parts, const std::function<void(int)>& part) {
+  if (parts <= 1) return part(0);
+  std::call_once(workers_once, [] {
+    workers = new Workers;
+    pthread_atfork(nullptr, nullptr, new_workers_in_child);
+  });
+  workers->run(parts, part);
+}
+
+}  // namespace posenc::fast::detail
