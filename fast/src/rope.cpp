@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
