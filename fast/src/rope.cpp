@@ -343,8 +343,6 @@ std::string_view to_string(DType d) {
   return "?";
 }
 
-std::size_t size_of(DType d) { return d == DType::f32 ? 4 : 2; }
-
 RopePlan::RopePlan(const RopeParams& params) : params_(params), id_(detail::next_plan_id.fetch_add(1)) {
   validate(params_);
   const auto f = formulas::rope_frequencies<long double>(params_);

@@ -191,16 +191,6 @@ void validate_rope_positions(const RopeParams& p, std::span<const std::int64_t> 
   }
 }
 
-std::int64_t RopeParams::pair_count() const { return rotated_span() / 2; }
-
-std::int64_t RopeParams::rotated_span() const {
-  return partial == PartialRotary::proportional ? head_dim : rotary_dim;
-}
-
-std::int64_t RopeParams::position_axes() const {
-  return mrope_section.empty() ? 1 : static_cast<std::int64_t>(mrope_section.size());
-}
-
 std::int64_t RopeParams::pair_first(std::int64_t i) const {
   return layout == RopeLayout::interleaved ? 2 * i : i;
 }

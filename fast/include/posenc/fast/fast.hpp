@@ -62,7 +62,7 @@ Isa selected_isa();
 // Storage formats of tensors; compute is binary32.
 enum class DType { f32, bf16, f16 };
 std::string_view to_string(DType d);
-std::size_t size_of(DType d);
+inline std::size_t size_of(DType d) { return d == DType::f32 ? 4 : 2; }
 
 // |position| up to 2^32: the domain over which the angle is formed accurately (see above).
 inline constexpr std::int64_t kMaxPosition = std::int64_t{1} << 32;

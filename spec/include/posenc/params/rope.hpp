@@ -73,12 +73,15 @@ struct RopeParams {
   std::vector<std::int64_t> mrope_section;
   RopeScaling scaling;
 
+  // Inline: the fast path asks for these on every call and token.
   // Pairs the rotation acts on: rotary_dim/2, or head_dim/2 for the proportional convention.
-  std::int64_t pair_count() const;
+  std::int64_t pair_count() const { return rotated_span() / 2; }
   // Length of the rotated prefix: rotary_dim, or head_dim for the proportional convention.
-  std::int64_t rotated_span() const;
+  std::int64_t rotated_span() const { return partial == PartialRotary::proportional ? head_dim : rotary_dim; }
   // Number of position coordinates each token carries (1 unless M-RoPE).
-  std::int64_t position_axes() const;
+  std::int64_t position_axes() const {
+    return mrope_section.empty() ? 1 : static_cast<std::int64_t>(mrope_section.size());
+  }
   // Index of the element pair (first, second) that pair i rotates.
   std::int64_t pair_first(std::int64_t i) const;
   std::int64_t pair_second(std::int64_t i) const;
