@@ -4,7 +4,6 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -13,19 +12,9 @@
 namespace posenc::bench {
 
 // Tensors 64-byte aligned, as PyTorch's CPU allocator returns them (c10/core/alignment.h,
-// gAlignment = 64).
+// gAlignment = 64): the fast path's own line-aligned allocator.
 template <class T>
-struct Aligned64 {
-  using value_type = T;
-  Aligned64() = default;
-  template <class U>
-  Aligned64(const Aligned64<U>&) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
-  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
-  bool operator==(const Aligned64&) const = default;
-};
-template <class T>
-using Buffer = std::vector<T, Aligned64<T>>;
+using Buffer = std::vector<T, fast::detail::LineAligned<T>>;
 
 constexpr std::int64_t kDim = 128;  // head_dim of Llama 3 8B
 

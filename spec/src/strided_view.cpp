@@ -14,22 +14,20 @@ constexpr auto kMaxBytes = static_cast<std::uint64_t>(std::numeric_limits<std::p
 // then pays for building an error's strings only when it throws (a one-token decode call checks
 // four views: ~770 instructions of set-up per call before, most of them these checks' calls).
 [[noreturn, gnu::cold, gnu::noinline]] void overflow(const StridedView& v, const char* suffix, std::int64_t a,
-                                                     const char* op, std::int64_t b) {
-  const bool product = op[0] == 'x';
-  throw InvalidParameter(std::string(v.name) + suffix, std::to_string(a) + " " + op + " " + std::to_string(b),
-                         product ? "a product that fits in 64 bits" : "a sum that fits in 64 bits");
+                                                     const char* op, std::int64_t b, const char* allowed) {
+  throw InvalidParameter(std::string(v.name) + suffix, std::to_string(a) + " " + op + " " + std::to_string(b), allowed);
 }
 
 // `what` is v.name followed by `suffix`: the parameter an overflow is reported against.
 inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const StridedView& v, const char* suffix) {
   std::int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) [[unlikely]] overflow(v, suffix, a, "x", b);
+  if (__builtin_mul_overflow(a, b, &r)) [[unlikely]] overflow(v, suffix, a, "x", b, "a product that fits in 64 bits");
   return r;
 }
 
 inline std::int64_t checked_add(std::int64_t a, std::int64_t b, const StridedView& v, const char* suffix) {
   std::int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) [[unlikely]] overflow(v, suffix, a, "+", b);
+  if (__builtin_add_overflow(a, b, &r)) [[unlikely]] overflow(v, suffix, a, "+", b, "a sum that fits in 64 bits");
   return r;
 }
 

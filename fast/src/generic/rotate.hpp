@@ -20,6 +20,7 @@
 // Internal linkage (anonymous namespace): each path's translation unit keeps its own copy, so the
 // linker can never hand one path's instructions to another.
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "../elements.hpp"
@@ -67,12 +68,18 @@ auto interleaved_at(const void* x, std::int64_t j, const float* c, const float* 
   return V::fmaddsub(v, V::loadf(c + j), V::mul(V::swap_pairs(v), V::loadf(s + j)));
 }
 
+// (a, b) rotated in every lane: a c - b s and b c + a s, as rotate_pairs rounds them.
+template <class V, class R>
+std::pair<R, R> rotate_lanes(R a, R b, R c, R s) {
+  return {V::fmsub(a, c, V::mul(b, s)), V::fmadd(b, c, V::mul(a, s))};
+}
+
 // Half: the vectors at x + i and x + h + i, rotated by c[i..], s[i..].
 template <class V, DType D>
 auto half_at(const void* x, std::int64_t i, std::int64_t h, const float* c, const float* s) {
   const auto a = in_register(V::template load<D>(x, i)), b = in_register(V::template load<D>(x, h + i));
   const auto ci = in_register(V::loadf(c + i)), si = in_register(V::loadf(s + i));
-  return std::pair{V::fmsub(a, ci, V::mul(b, si)), V::fmadd(b, ci, V::mul(a, si))};
+  return rotate_lanes<V>(a, b, ci, si);
 }
 
 // Two vectors per step while they fit (a 16-bit path then stores 32 bytes at once), then one,
@@ -139,21 +146,14 @@ struct SplitRows {
   }
 };
 
-// (a, b) rotated in every lane: a c - b s and b c + a s, as rotate_pairs rounds them.
-template <class V, class R>
-std::pair<R, R> rotate_lanes(R a, R b, R c, R s) {
-  return {V::fmsub(a, c, V::mul(b, s)), V::fmadd(b, c, V::mul(a, s))};
-}
-
 template <class V, bool Stream>
 void rotate_split(const SplitRows<V>& p, bool interleaved, std::int64_t span, const void* x, void* y) {
   constexpr std::int64_t w = V::kWidth;
-  const auto rotate = [](auto a, auto b, auto c, auto s) { return rotate_lanes<V>(a, b, c, s); };
   if (interleaved) {
     for (std::int64_t j = 0; j < p.covered; j += 2 * w) {
       decltype(V::loadf(p.c)) even, odd;
       V::load_split(x, j, even, odd);
-      const auto [ye, yo] = rotate(in_register(even), in_register(odd), in_register(V::loadf(p.c + j / 2)),
+      const auto [ye, yo] = rotate_lanes<V>(in_register(even), in_register(odd), in_register(V::loadf(p.c + j / 2)),
                                    in_register(V::loadf(p.s + j / 2)));
       V::template store_split<Stream>(y, j, ye, yo);
     }
@@ -163,9 +163,9 @@ void rotate_split(const SplitRows<V>& p, bool interleaved, std::int64_t span, co
       decltype(V::loadf(p.c)) ae, ao, be, bo;
       V::load_split(x, i, ae, ao);
       V::load_split(x, h + i, be, bo);
-      const auto [yae, ybe] = rotate(in_register(ae), in_register(be), in_register(V::loadf(p.c + i)),
+      const auto [yae, ybe] = rotate_lanes<V>(in_register(ae), in_register(be), in_register(V::loadf(p.c + i)),
                                      in_register(V::loadf(p.s + i)));
-      const auto [yao, ybo] = rotate(in_register(ao), in_register(bo), in_register(V::loadf(p.c + i + w)),
+      const auto [yao, ybo] = rotate_lanes<V>(in_register(ao), in_register(bo), in_register(V::loadf(p.c + i + w)),
                                      in_register(V::loadf(p.s + i + w)));
       V::template store_split<Stream>(y, i, yae, yao);
       V::template store_split<Stream>(y, h + i, ybe, ybo);
@@ -201,24 +201,11 @@ void rotate_heads_held(const TokenRows& r) {
   for_each_head(r, [&](const void* x, void* y) {
     for (std::int64_t n = 0; n < N; ++n) {
       const auto a = in_register(V::template load<D>(x, n * w)), b = in_register(V::template load<D>(x, h + n * w));
-      V::template store<D, Stream>(y, n * w, V::fmsub(a, c[n], V::mul(b, s[n])));
-      V::template store<D, Stream>(y, h + n * w, V::fmadd(b, c[n], V::mul(a, s[n])));
+      const auto [ya, yb] = rotate_lanes<V>(a, b, c[n], s[n]);
+      V::template store<D, Stream>(y, n * w, ya);
+      V::template store<D, Stream>(y, h + n * w, yb);
     }
   });
-}
-
-// rotate_heads_held for the row's N where one applies (returns whether it did).
-template <class V, DType D, bool Stream, std::int64_t N = 1>
-bool rotate_heads_held_if_fits(const TokenRows& r) {
-  if constexpr (2 * N > V::kRowRegisters) {
-    return false;
-  } else {
-    if (r.span == (r.interleaved ? N : 2 * N) * V::kWidth) {
-      rotate_heads_held<V, D, Stream, N>(r);
-      return true;
-    }
-    return rotate_heads_held_if_fits<V, D, Stream, 2 * N>(r);
-  }
 }
 
 // rotate_split with the reordered row held in registers across the token's heads (as
@@ -267,18 +254,18 @@ void rotate_split_held(const SplitRows<V>& p, const TokenRows& r) {
   });
 }
 
-// rotate_split_held for the row's M where one applies (returns whether it did).
-template <class V, bool Stream, std::int64_t M = 1>
-bool rotate_split_held_if_fits(const SplitRows<V>& p, const TokenRows& r) {
-  if constexpr (2 * M > V::kRowRegisters) {
+// f(std::integral_constant<std::int64_t, N>{}) for the first power of two N <= Max with fits(N),
+// instantiating the held kernels for each N; returns whether one was called.
+template <std::int64_t Max, std::int64_t N = 1, class Fits, class F>
+bool with_power_of_two(Fits fits, F f) {
+  if constexpr (N > Max) {
     return false;
   } else {
-    const std::int64_t n = r.interleaved ? r.span : r.span / 2;
-    if (p.covered == n && n == 2 * M * V::kWidth && (r.interleaved ? 2 : 4) * M <= V::kRowRegisters) {
-      rotate_split_held<V, Stream, M>(p, r);
+    if (fits(N)) {
+      f(std::integral_constant<std::int64_t, N>{});
       return true;
     }
-    return rotate_split_held_if_fits<V, Stream, 2 * M>(p, r);
+    return with_power_of_two<Max, 2 * N>(fits, f);
   }
 }
 
@@ -299,15 +286,25 @@ void rotate_heads(const TokenRows& r) {
   if constexpr (D == DType::bf16) {
     if (r.span <= kSplitRowFloats) {
       const SplitRows<V> split(r.interleaved, r.span, r.c, r.s);
-      if (rotate_split_held_if_fits<V, Stream>(split, r)) return;
-      const bool rest = split.covered < (r.interleaved ? r.span : r.span / 2);
+      const std::int64_t n = r.interleaved ? r.span : r.span / 2;
+      const std::int64_t per_step = r.interleaved ? 2 : 4;  // row vectors held per step of 2W
+      const bool held = with_power_of_two<V::kRowRegisters / 2>(
+          [&](std::int64_t m) {
+            return split.covered == n && n == 2 * m * V::kWidth && per_step * m <= V::kRowRegisters;
+          },
+          [&](auto m) { rotate_split_held<V, Stream, m()>(split, r); });
+      if (held) return;
+      const bool rest = split.covered < n;
       return for_each_head(r, [&](const void* x, void* y) {
         rotate_split<V, Stream>(split, r.interleaved, r.span, x, y);
         if (rest) rotate_row<V, D, Stream>(r.interleaved, r.span, split.covered, r.c, r.s, x, y);
       });
     }
   }
-  if (rotate_heads_held_if_fits<V, D, Stream>(r)) return;
+  const bool held = with_power_of_two<V::kRowRegisters / 2>(
+      [&](std::int64_t m) { return r.span == (r.interleaved ? m : 2 * m) * V::kWidth; },
+      [&](auto m) { rotate_heads_held<V, D, Stream, m()>(r); });
+  if (held) return;
   for_each_head(r, [&](const void* x, void* y) { rotate_row<V, D, Stream>(r.interleaved, r.span, 0, r.c, r.s, x, y); });
 }
 
