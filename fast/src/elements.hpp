@@ -76,24 +76,19 @@ inline void rotate_pairs(DType d, bool interleaved, std::int64_t span, std::int6
   }
 }
 
-// Ask for the lines of one input row ahead of use (write intent in place): the hardware's
-// stream prefetchers stop at page boundaries and go idle while a token's cos/sin row is
-// computed; software prefetches a few KiB ahead keep memory busy through both. Only calls
-// beyond the cache prefetch (rope.cpp). Out of place, into L2 (prefetcht1), not non-temporal:
-// on the AVX-512 Xeon VM, Q and K of 4096 tokens x 32 heads x 128, f32, best of 40 batches, two
-// alternating rounds, prefetchnta took 24.5-24.7 ms per call, no prefetch 14.2-14.4,
-// prefetcht0 13.7-14.4, prefetcht1 12.1-12.2 (a non-temporal copy of the same bytes 13.1-13.2).
-// (On the AMD development VM, AVX2, four rounds under load, prefetchnta had been within the
-// noise of prefetcht0: Q 0.68-0.86 of the copy against 0.62-0.84, Q+K 0.79-0.93 against
-// 0.67-0.85, GQA 0.66-0.89 against 0.69-0.76; AMD's cores fill L1 and L2 alike for t0 and t1.)
-inline void prefetch_row(const char* p, std::size_t bytes, bool in_place) {
-  for (std::size_t o = 0; o < bytes; o += 64) {
-    if (in_place) {
-      __builtin_prefetch(p + o, 1);
-    } else {
-      __builtin_prefetch(p + o, 0, 2);
-    }
-  }
+// Ask for the lines of one input row ahead of use, into L2 (prefetcht1), in place too: the
+// hardware's stream prefetchers stop at page boundaries and go idle while a token's cos/sin row
+// is computed; software prefetches a few KiB ahead keep memory busy through both. Only calls
+// beyond the cache prefetch (rope.cpp). Not non-temporal: on the AVX-512 Xeon VM, Q and K of
+// 4096 tokens x 32 heads x 128, f32, out of place, best of 40 batches, two alternating rounds,
+// prefetchnta took 24.5-24.7 ms per call, no prefetch 14.2-14.4, prefetcht0 13.7-14.4,
+// prefetcht1 12.1-12.2 (a non-temporal copy of the same bytes 13.1-13.2). Not into L1 and not
+// with write intent in place (a line read is held exclusive when no other core has it, so the
+// store needs no second request): on a Zen 4 VM (AMD family 25 model 17), 4096 tokens x 32
+// heads in place, alternating rounds, prefetchw took 4.2-5.0 ms per call, prefetcht0 5.0-5.8,
+// no prefetch 3.3-4.3, prefetcht1 3.1-3.6 (an in-place scale of the same bytes 2.8-3.3).
+inline void prefetch_row(const char* p, std::size_t bytes) {
+  for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, 0, 2);
 }
 
 // Every head row of one token: rotate_row(x, y) for the rotated span, then the tail copied
@@ -109,9 +104,9 @@ void for_each_head(const TokenRows& r, RotateRow rotate_row) {
     char* y = r.out + h * r.out_head_bytes;
     const std::int64_t ahead = h + r.prefetch_ahead;
     if (r.prefetch_ahead > 0 && ahead < r.heads) {
-      prefetch_row(r.in + ahead * r.in_head_bytes, used, in_place);
+      prefetch_row(r.in + ahead * r.in_head_bytes, used);
     } else if (r.prefetch_ahead > 0 && r.next_in && ahead - r.heads < r.next_heads) {
-      prefetch_row(r.next_in + (ahead - r.heads) * r.next_in_head_bytes, used, in_place);
+      prefetch_row(r.next_in + (ahead - r.heads) * r.next_in_head_bytes, used);
     }
     rotate_row(x, y);
     if (!in_place && r.tail_end > r.span) {
