@@ -187,33 +187,38 @@ void rotate_split(const SplitRows<V>& p, bool interleaved, std::int64_t span, co
 // tokens out of place, in L2, f32 8.3 to 7.1 us, f16 6.7 to 5.8.
 constexpr std::int64_t kMaxFixedVectors = 64;  // N; wider rows take rotate_row
 
+// K vectors of a row at p: held in registers from construction (Hold), else loaded at each use.
+template <class V, std::int64_t K, bool Hold>
+class RowVectors {
+ public:
+  using R = decltype(V::loadf(nullptr));
+  explicit RowVectors(const float* p) : p_(p) {
+    if constexpr (Hold) {
+      for (std::int64_t k = 0; k < K; ++k) v_[k] = in_register(V::loadf(p + k * V::kWidth));
+    }
+  }
+  R operator[](std::int64_t k) const {
+    if constexpr (Hold) {
+      return v_[k];
+    } else {
+      return in_register(V::loadf(p_ + k * V::kWidth));
+    }
+  }
+
+ private:
+  const float* p_;
+  R v_[Hold ? K : 1];
+};
+
 template <class V, DType D, bool Stream, std::int64_t N, bool Hold>
 void rotate_heads_fixed(const TokenRows& r) {
   constexpr std::int64_t w = V::kWidth;
-  using R = decltype(V::loadf(r.c));
-  R held_c[Hold ? N : 1], held_s[Hold ? N : 1];
-  if constexpr (Hold) {
-    for (std::int64_t n = 0; n < N; ++n) {
-      held_c[n] = in_register(V::loadf(r.c + n * w));
-      held_s[n] = in_register(V::loadf(r.s + n * w));
-    }
-  }
-  const float* const row_c = r.c;
-  const float* const row_s = r.s;
-  const auto row = [&](std::int64_t n, R& c, R& s) {
-    if constexpr (Hold) {
-      c = held_c[n], s = held_s[n];
-    } else {
-      c = in_register(V::loadf(row_c + n * w)), s = in_register(V::loadf(row_s + n * w));
-    }
-  };
+  const RowVectors<V, N, Hold> c(r.c), s(r.s);
   if (r.interleaved) {
     return for_each_head(r, [&](const void* x, void* y) {
       for (std::int64_t n = 0; n < N; ++n) {
         const auto v = in_register(V::template load<D>(x, n * w));
-        R c, s;
-        row(n, c, s);
-        V::template store<D, Stream>(y, n * w, V::fmaddsub(v, c, V::mul(V::swap_pairs(v), s)));
+        V::template store<D, Stream>(y, n * w, V::fmaddsub(v, c[n], V::mul(V::swap_pairs(v), s[n])));
       }
     });
   }
@@ -221,30 +226,24 @@ void rotate_heads_fixed(const TokenRows& r) {
   for_each_head(r, [&](const void* x, void* y) {
     for (std::int64_t n = 0; n < N; ++n) {
       const auto a = in_register(V::template load<D>(x, n * w)), b = in_register(V::template load<D>(x, h + n * w));
-      R c, s;
-      row(n, c, s);
-      const auto [ya, yb] = rotate_lanes<V>(a, b, c, s);
+      const auto [ya, yb] = rotate_lanes<V>(a, b, c[n], s[n]);
       V::template store<D, Stream>(y, n * w, ya);
       V::template store<D, Stream>(y, h + n * w, yb);
     }
   });
 }
 
-// rotate_split with the reordered row held in registers across the token's heads (as
-// rotate_heads_fixed with Hold): rows of exactly M steps of 2W entries, the split loop's whole row.
-// (AVX-512, head_dim 128, out of place, best of 40 batches: 16 tokens x 32 heads in L2, bf16
-// 8.3-8.4 to 6.8-6.9 us per call, f32 with its row held 6.9-7.3; Q and K of 4096 tokens x 32
-// heads, bf16 15.3-15.6 to 16.1-18.5 GB/s, f32 18.4-19.7.)
-template <class V, bool Stream, std::int64_t M>
-void rotate_split_held(const SplitRows<V>& p, const TokenRows& r) {
+// rotate_split for rows of exactly M steps of 2W entries (the split loop's whole row), as
+// rotate_heads_fixed: a fixed trip count, and with Hold the reordered row held in registers
+// across the token's heads. (AVX-512, head_dim 128, out of place, best of 40 batches: 16 tokens
+// x 32 heads in L2, bf16 8.3-8.4 to 6.8-6.9 us per call with the row held, f32 with its row held
+// 6.9-7.3; Q and K of 4096 tokens x 32 heads, bf16 15.3-15.6 to 16.1-18.5 GB/s, f32 18.4-19.7.)
+template <class V, bool Stream, std::int64_t M, bool Hold>
+void rotate_split_fixed(const SplitRows<V>& p, const TokenRows& r) {
   constexpr std::int64_t w = V::kWidth;
   using R = decltype(V::loadf(p.c));
   if (r.interleaved) {
-    R c[M], s[M];
-    for (std::int64_t m = 0; m < M; ++m) {
-      c[m] = in_register(V::loadf(p.c + m * w));
-      s[m] = in_register(V::loadf(p.s + m * w));
-    }
+    const RowVectors<V, M, Hold> c(p.c), s(p.s);
     return for_each_head(r, [&](const void* x, void* y) {
       for (std::int64_t m = 0; m < M; ++m) {
         R even, odd;
@@ -254,22 +253,16 @@ void rotate_split_held(const SplitRows<V>& p, const TokenRows& r) {
       }
     });
   }
-  R ce[M], co[M], se[M], so[M];
-  for (std::int64_t m = 0; m < M; ++m) {
-    ce[m] = in_register(V::loadf(p.c + 2 * w * m));
-    co[m] = in_register(V::loadf(p.c + 2 * w * m + w));
-    se[m] = in_register(V::loadf(p.s + 2 * w * m));
-    so[m] = in_register(V::loadf(p.s + 2 * w * m + w));
-  }
-  const std::int64_t h = r.span / 2;
+  const RowVectors<V, 2 * M, Hold> c(p.c), s(p.s);  // per step: the even entries, then the odd
+  constexpr std::int64_t h = M * 2 * w;
   for_each_head(r, [&](const void* x, void* y) {
     for (std::int64_t m = 0; m < M; ++m) {
       const std::int64_t i = 2 * w * m;
       R ae, ao, be, bo;
       V::load_split(x, i, ae, ao);
       V::load_split(x, h + i, be, bo);
-      const auto [yae, ybe] = rotate_lanes<V>(in_register(ae), in_register(be), ce[m], se[m]);
-      const auto [yao, ybo] = rotate_lanes<V>(in_register(ao), in_register(bo), co[m], so[m]);
+      const auto [yae, ybe] = rotate_lanes<V>(in_register(ae), in_register(be), c[2 * m], s[2 * m]);
+      const auto [yao, ybo] = rotate_lanes<V>(in_register(ao), in_register(bo), c[2 * m + 1], s[2 * m + 1]);
       V::template store_split<Stream>(y, i, yae, yao);
       V::template store_split<Stream>(y, h + i, ybe, ybo);
     }
@@ -309,13 +302,13 @@ void rotate_heads(const TokenRows& r) {
     if (r.span <= kSplitRowFloats) {
       const SplitRows<V> split(r.interleaved, r.span, r.c, r.s);
       const std::int64_t n = r.interleaved ? r.span : r.span / 2;
-      const std::int64_t per_step = r.interleaved ? 2 : 4;  // row vectors held per step of 2W
-      const bool held = with_power_of_two<V::kRowRegisters / 2>(
-          [&](std::int64_t m) {
-            return split.covered == n && n == 2 * m * V::kWidth && per_step * m <= V::kRowRegisters;
-          },
-          [&](auto m) { rotate_split_held<V, Stream, m()>(split, r); });
-      if (held) return;
+      const std::int64_t per_step = r.interleaved ? 2 : 4;  // row vectors per step of 2W
+      const auto fits = [&](std::int64_t m) { return split.covered == n && n == 2 * m * V::kWidth; };
+      const auto held = [&](std::int64_t m) { return fits(m) && per_step * m <= V::kRowRegisters; };
+      if (with_power_of_two<V::kRowRegisters / 2>(held, [&](auto m) { rotate_split_fixed<V, Stream, m(), true>(split, r); }) ||
+          with_power_of_two<kMaxFixedVectors / 2>(fits, [&](auto m) { rotate_split_fixed<V, Stream, m(), false>(split, r); })) {
+        return;
+      }
       const bool rest = split.covered < n;
       return for_each_head(r, [&](const void* x, void* y) {
         rotate_split<V, Stream>(split, r.interleaved, r.span, x, y);
