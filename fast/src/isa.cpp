@@ -1,6 +1,6 @@
 // Run-time selection of the instruction-set path: CPUID for what the CPU has, XGETBV for what
 // the OS saves on a context switch (YMM for AVX2, ZMM and opmask state for AVX-512); and the
-// core's L2 size, for the store mode and the prefetch.
+// cache sizes the store mode and the prefetch are chosen by.
 #include <cpuid.h>
 #include <unistd.h>
 
@@ -127,23 +127,42 @@ const Kernels& kernels(Isa isa) {
   }
 }
 
-// cpu0's level-2 cache from Linux's sysfs first, as lscpu reads it (glibc's sysconf, the
-// fallback, reported the whole socket's L3 on the AMD development VM: 256 MiB against sysfs's
-// 32 MiB).
+namespace {
+
+// cpu0's cache of one level from Linux's sysfs (as lscpu reads it), 0 if it lists none.
+std::size_t sysfs_cache_bytes(long wanted_level) {
+  for (int i = 0; i < 16; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream level_file(dir + "level"), size_file(dir + "size");
+    long level = 0, s = 0;
+    std::string unit;
+    if (!(level_file >> level) || !(size_file >> s) || level != wanted_level) continue;
+    size_file >> unit;  // "K" or "M", read separately from the number
+    const long size = s * (unit == "M" ? 1 << 20 : unit == "K" ? 1 << 10 : 1);
+    if (size > 0) return static_cast<std::size_t>(size);
+  }
+  return 0;
+}
+
+}  // namespace
+
+// sysfs first: glibc's sysconf, the fallback, reported the whole socket's L3 on the AMD
+// development VM (256 MiB against sysfs's 32 MiB).
 std::size_t core_cache_bytes() {
   static const std::size_t bytes = [] {
-    long size = 0;
-    for (int i = 0; i < 16 && size == 0; ++i) {
-      const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
-      std::ifstream level_file(dir + "level"), size_file(dir + "size");
-      long level = 0, s = 0;
-      std::string unit;
-      if (!(level_file >> level) || !(size_file >> s) || level != 2) continue;
-      size_file >> unit;  // "K" or "M", read separately from the number
-      size = s * (unit == "M" ? 1 << 20 : unit == "K" ? 1 << 10 : 1);
-    }
-    if (size <= 0) size = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return static_cast<std::size_t>(size > 0 ? size : long{1} << 20);
+    std::size_t size = sysfs_cache_bytes(2);
+    if (size == 0 && sysconf(_SC_LEVEL2_CACHE_SIZE) > 0) size = static_cast<std::size_t>(sysconf(_SC_LEVEL2_CACHE_SIZE));
+    return size > 0 ? size : std::size_t{1} << 20;
+  }();
+  return bytes;
+}
+
+std::size_t amd_l3_bytes() {
+  static const std::size_t bytes = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    // "AuthenticAMD" in EBX, EDX, ECX.
+    const bool amd = __get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163;
+    return amd ? sysfs_cache_bytes(3) : 0;
   }();
   return bytes;
 }

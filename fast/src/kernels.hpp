@@ -55,5 +55,8 @@ const Kernels& kernels(Isa isa);
 // The level-2 cache's size in bytes, a core's own on the CPUs this path runs on (sysfs, else
 // sysconf, else 1 MiB assumed).
 std::size_t core_cache_bytes();
+// On an AMD CPU, the L3 that sysfs lists for cpu0 (on Zen, its core complex's own), in bytes; 0
+// on other CPUs or where sysfs lists none.
+std::size_t amd_l3_bytes();
 
 }  // namespace posenc::fast::detail
