@@ -175,16 +175,18 @@ void rotate_split(const SplitRows<V>& p, bool interleaved, std::int64_t span, co
 
 // Rows exactly N vectors of pairs wide per array (half: span / 2 == N w; interleaved: span ==
 // N w), N a power of two, by a loop of N steps that the compiler unrolls: the arithmetic is
-// rotate_row's, lane for lane. With Hold, where the row's cosines and sines take at most
-// V::kRowRegisters vectors, they are loaded once per token instead of once per head, so that each
-// head loads only its own elements (half of the loads the row loop makes). (AVX-512, head_dim 128,
-// f32, out of place, best of 40 batches: 1 token x 40 heads in L1, 354-362 to 253-257 ns per
-// call; 16 tokens x 32 heads in L2, 58-62 to 67-75 GB/s.) Without Hold, each head reloads the row,
-// and the fixed trip count alone beats rotate_row's general loops: on a Zen 3 VM (AVX2), 512
-// tokens x 32 heads x 128 in place (in L3), rows from a RopeCache, no prefetch, 3 alternating
-// rounds of 20 batches, 229 to 192 us per call (an in-place scale of the same bytes 140); with
-// the rows computed in the call, 282 to 237 us, interleaved 377 to 287, f16 242 to 214; 16
-// tokens out of place, in L2, f32 8.3 to 7.1 us, f16 6.7 to 5.8.
+// rotate_row's, lane for lane. What of the row fits in V::kRowRegisters vectors is loaded once per
+// token instead of once per head (kHeld): both arrays, else the cosines alone, so that each head
+// loads its own elements and at most the sines. (AVX-512, head_dim 128, f32, out of place, best of
+// 40 batches, the whole row held: 1 token x 40 heads in L1, 354-362 to 253-257 ns per call; 16
+// tokens x 32 heads in L2, 58-62 to 67-75 GB/s.) With none of it held, the fixed trip count alone
+// beats rotate_row's general loops: on a Zen 3 VM (AVX2), 512 tokens x 32 heads x 128 in place
+// (in L3), rows from a RopeCache, no prefetch, 3 alternating rounds of 20 batches, 229 to 192 us
+// per call (an in-place scale of the same bytes 140); with the rows computed in the call, 282 to
+// 237 us, interleaved 377 to 287, f16 242 to 214; 16 tokens out of place, in L2, f32 8.3 to 7.1
+// us, f16 6.7 to 5.8. The cosines held there besides (AVX2's 16 registers, head_dim 128, half
+// layout): 512 tokens in place 220 to 204 us, f16 205 to 200; 16 tokens in L2 7.5 to 6.8 us, f16
+// 5.8 to 5.5; one token x 40 heads within the noise.
 constexpr std::int64_t kMaxFixedVectors = 64;  // N; wider rows take rotate_row
 
 // K vectors of a row at p: held in registers from construction (Hold), else loaded at each use.
@@ -210,10 +212,17 @@ class RowVectors {
   R v_[Hold ? K : 1];
 };
 
-template <class V, DType D, bool Stream, std::int64_t N, bool Hold>
+// Whether K vectors of the row held take registers the loop can spare (kHeld).
+template <class V>
+constexpr bool kHeld(std::int64_t k) {
+  return k <= V::kRowRegisters;
+}
+
+template <class V, DType D, bool Stream, std::int64_t N>
 void rotate_heads_fixed(const TokenRows& r) {
   constexpr std::int64_t w = V::kWidth;
-  const RowVectors<V, N, Hold> c(r.c), s(r.s);
+  const RowVectors<V, N, kHeld<V>(N)> c(r.c);
+  const RowVectors<V, N, kHeld<V>(2 * N)> s(r.s);
   if (r.interleaved) {
     return for_each_head(r, [&](const void* x, void* y) {
       for (std::int64_t n = 0; n < N; ++n) {
@@ -234,16 +243,18 @@ void rotate_heads_fixed(const TokenRows& r) {
 }
 
 // rotate_split for rows of exactly M steps of 2W entries (the split loop's whole row), as
-// rotate_heads_fixed: a fixed trip count, and with Hold the reordered row held in registers
-// across the token's heads. (AVX-512, head_dim 128, out of place, best of 40 batches: 16 tokens
+// rotate_heads_fixed: a fixed trip count, and what of the reordered row fits (kHeld) held in
+// registers across the token's heads. (AVX-512, head_dim 128, out of place, best of 40 batches: 16 tokens
 // x 32 heads in L2, bf16 8.3-8.4 to 6.8-6.9 us per call with the row held, f32 with its row held
-// 6.9-7.3; Q and K of 4096 tokens x 32 heads, bf16 15.3-15.6 to 16.1-18.5 GB/s, f32 18.4-19.7.)
-template <class V, bool Stream, std::int64_t M, bool Hold>
+// 6.9-7.3; Q and K of 4096 tokens x 32 heads, bf16 15.3-15.6 to 16.1-18.5 GB/s, f32 18.4-19.7.
+// The cosines alone held, AVX2 at head_dim 128: within the noise on the Zen 3 VM.)
+template <class V, bool Stream, std::int64_t M>
 void rotate_split_fixed(const SplitRows<V>& p, const TokenRows& r) {
   constexpr std::int64_t w = V::kWidth;
   using R = decltype(V::loadf(p.c));
   if (r.interleaved) {
-    const RowVectors<V, M, Hold> c(p.c), s(p.s);
+    const RowVectors<V, M, kHeld<V>(M)> c(p.c);
+    const RowVectors<V, M, kHeld<V>(2 * M)> s(p.s);
     return for_each_head(r, [&](const void* x, void* y) {
       for (std::int64_t m = 0; m < M; ++m) {
         R even, odd;
@@ -253,7 +264,9 @@ void rotate_split_fixed(const SplitRows<V>& p, const TokenRows& r) {
       }
     });
   }
-  const RowVectors<V, 2 * M, Hold> c(p.c), s(p.s);  // per step: the even entries, then the odd
+  // Per step of 2W: the even entries, then the odd.
+  const RowVectors<V, 2 * M, kHeld<V>(2 * M)> c(p.c);
+  const RowVectors<V, 2 * M, kHeld<V>(4 * M)> s(p.s);
   constexpr std::int64_t h = M * 2 * w;
   for_each_head(r, [&](const void* x, void* y) {
     for (std::int64_t m = 0; m < M; ++m) {
@@ -302,11 +315,8 @@ void rotate_heads(const TokenRows& r) {
     if (r.span <= kSplitRowFloats) {
       const SplitRows<V> split(r.interleaved, r.span, r.c, r.s);
       const std::int64_t n = r.interleaved ? r.span : r.span / 2;
-      const std::int64_t per_step = r.interleaved ? 2 : 4;  // row vectors per step of 2W
       const auto fits = [&](std::int64_t m) { return split.covered == n && n == 2 * m * V::kWidth; };
-      const auto held = [&](std::int64_t m) { return fits(m) && per_step * m <= V::kRowRegisters; };
-      if (with_power_of_two<V::kRowRegisters / 2>(held, [&](auto m) { rotate_split_fixed<V, Stream, m(), true>(split, r); }) ||
-          with_power_of_two<kMaxFixedVectors / 2>(fits, [&](auto m) { rotate_split_fixed<V, Stream, m(), false>(split, r); })) {
+      if (with_power_of_two<kMaxFixedVectors / 2>(fits, [&](auto m) { rotate_split_fixed<V, Stream, m()>(split, r); })) {
         return;
       }
       const bool rest = split.covered < n;
@@ -317,13 +327,7 @@ void rotate_heads(const TokenRows& r) {
     }
   }
   const auto fits = [&](std::int64_t m) { return r.span == (r.interleaved ? m : 2 * m) * V::kWidth; };
-  if (with_power_of_two<V::kRowRegisters / 2>(fits, [&](auto m) { rotate_heads_fixed<V, D, Stream, m(), true>(r); })) {
-    return;
-  }
-  if (with_power_of_two<kMaxFixedVectors, V::kRowRegisters>(
-          fits, [&](auto m) { rotate_heads_fixed<V, D, Stream, m(), false>(r); })) {
-    return;
-  }
+  if (with_power_of_two<kMaxFixedVectors>(fits, [&](auto m) { rotate_heads_fixed<V, D, Stream, m()>(r); })) return;
   for_each_head(r, [&](const void* x, void* y) { rotate_row<V, D, Stream>(r.interleaved, r.span, 0, r.c, r.s, x, y); });
 }
 
