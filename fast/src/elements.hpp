@@ -95,7 +95,12 @@ inline void prefetch_row(const char* p, std::size_t bytes) {
 // when out of place; the row prefetch_ahead rows later (this token's, else the next token's) is
 // prefetched first (none when prefetch_ahead is 0).
 template <class RotateRow>
-void for_each_head(const TokenRows& r, RotateRow rotate_row) {
+void for_each_head(const TokenRows& rows, RotateRow rotate_row) {
+  // A copy the compiler keeps in registers: a vector store may alias any object, so the fields
+  // of `rows` were read again after every head's stores. (Zen 3 VM, AVX2, 512 tokens x 32 heads x
+  // 128 in place, 3 alternating rounds: 212 to 196 us per call; 16 tokens in L2 out of place 7.1
+  // to 6.7 us; 4096 tokens x 4 heads in place 409 to 399 us.)
+  const TokenRows r = rows;
   const std::size_t size = size_of(r.dtype);
   const bool in_place = r.in == r.out;
   const std::size_t used = static_cast<std::size_t>(in_place ? r.span : r.tail_end) * size;
