@@ -151,7 +151,8 @@ std::size_t sysfs_cache_bytes(long wanted_level) {
 std::size_t core_cache_bytes() {
   static const std::size_t bytes = [] {
     std::size_t size = sysfs_cache_bytes(2);
-    if (size == 0 && sysconf(_SC_LEVEL2_CACHE_SIZE) > 0) size = static_cast<std::size_t>(sysconf(_SC_LEVEL2_CACHE_SIZE));
+    const long from_sysconf = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (size == 0 && from_sysconf > 0) size = static_cast<std::size_t>(from_sysconf);
     return size > 0 ? size : std::size_t{1} << 20;
   }();
   return bytes;

@@ -176,7 +176,7 @@ void rotate_split(const SplitRows<V>& p, bool interleaved, std::int64_t span, co
 // Rows exactly N vectors of pairs wide per array (half: span / 2 == N w; interleaved: span ==
 // N w), N a power of two, by a loop of N steps that the compiler unrolls: the arithmetic is
 // rotate_row's, lane for lane. What of the row fits in V::kRowRegisters vectors is loaded once per
-// token instead of once per head (kHeld): both arrays, else the cosines alone, so that each head
+// token instead of once per head (fits_in_registers): both arrays, else the cosines alone, so that each head
 // loads its own elements and at most the sines. (AVX-512, head_dim 128, f32, out of place, best of
 // 40 batches, the whole row held: 1 token x 40 heads in L1, 354-362 to 253-257 ns per call; 16
 // tokens x 32 heads in L2, 58-62 to 67-75 GB/s.) With none of it held, the fixed trip count alone
@@ -212,17 +212,17 @@ class RowVectors {
   R v_[Hold ? K : 1];
 };
 
-// Whether K vectors of the row held take registers the loop can spare (kHeld).
+// Whether k vectors of a row, held, take only registers the loop can spare.
 template <class V>
-constexpr bool kHeld(std::int64_t k) {
+constexpr bool fits_in_registers(std::int64_t k) {
   return k <= V::kRowRegisters;
 }
 
 template <class V, DType D, bool Stream, std::int64_t N>
 void rotate_heads_fixed(const TokenRows& r) {
   constexpr std::int64_t w = V::kWidth;
-  const RowVectors<V, N, kHeld<V>(N)> c(r.c);
-  const RowVectors<V, N, kHeld<V>(2 * N)> s(r.s);
+  const RowVectors<V, N, fits_in_registers<V>(N)> c(r.c);
+  const RowVectors<V, N, fits_in_registers<V>(2 * N)> s(r.s);
   if (r.interleaved) {
     return for_each_head(r, [&](const void* x, void* y) {
       for (std::int64_t n = 0; n < N; ++n) {
@@ -243,8 +243,8 @@ void rotate_heads_fixed(const TokenRows& r) {
 }
 
 // rotate_split for rows of exactly M steps of 2W entries (the split loop's whole row), as
-// rotate_heads_fixed: a fixed trip count, and what of the reordered row fits (kHeld) held in
-// registers across the token's heads. (AVX-512, head_dim 128, out of place, best of 40 batches: 16 tokens
+// rotate_heads_fixed: a fixed trip count, and what of the reordered row fits in registers held
+// across the token's heads. (AVX-512, head_dim 128, out of place, best of 40 batches: 16 tokens
 // x 32 heads in L2, bf16 8.3-8.4 to 6.8-6.9 us per call with the row held, f32 with its row held
 // 6.9-7.3; Q and K of 4096 tokens x 32 heads, bf16 15.3-15.6 to 16.1-18.5 GB/s, f32 18.4-19.7.
 // The cosines alone held, AVX2 at head_dim 128: within the noise on the Zen 3 VM.)
@@ -253,8 +253,8 @@ void rotate_split_fixed(const SplitRows<V>& p, const TokenRows& r) {
   constexpr std::int64_t w = V::kWidth;
   using R = decltype(V::loadf(p.c));
   if (r.interleaved) {
-    const RowVectors<V, M, kHeld<V>(M)> c(p.c);
-    const RowVectors<V, M, kHeld<V>(2 * M)> s(p.s);
+    const RowVectors<V, M, fits_in_registers<V>(M)> c(p.c);
+    const RowVectors<V, M, fits_in_registers<V>(2 * M)> s(p.s);
     return for_each_head(r, [&](const void* x, void* y) {
       for (std::int64_t m = 0; m < M; ++m) {
         R even, odd;
@@ -265,8 +265,8 @@ void rotate_split_fixed(const SplitRows<V>& p, const TokenRows& r) {
     });
   }
   // Per step of 2W: the even entries, then the odd.
-  const RowVectors<V, 2 * M, kHeld<V>(2 * M)> c(p.c);
-  const RowVectors<V, 2 * M, kHeld<V>(4 * M)> s(p.s);
+  const RowVectors<V, 2 * M, fits_in_registers<V>(2 * M)> c(p.c);
+  const RowVectors<V, 2 * M, fits_in_registers<V>(4 * M)> s(p.s);
   constexpr std::int64_t h = M * 2 * w;
   for_each_head(r, [&](const void* x, void* y) {
     for (std::int64_t m = 0; m < M; ++m) {
@@ -316,9 +316,8 @@ void rotate_heads(const TokenRows& r) {
       const SplitRows<V> split(r.interleaved, r.span, r.c, r.s);
       const std::int64_t n = r.interleaved ? r.span : r.span / 2;
       const auto fits = [&](std::int64_t m) { return split.covered == n && n == 2 * m * V::kWidth; };
-      if (with_power_of_two<kMaxFixedVectors / 2>(fits, [&](auto m) { rotate_split_fixed<V, Stream, m()>(split, r); })) {
-        return;
-      }
+      const auto fixed = [&](auto m) { rotate_split_fixed<V, Stream, m()>(split, r); };
+      if (with_power_of_two<kMaxFixedVectors / 2>(fits, fixed)) return;
       const bool rest = split.covered < n;
       return for_each_head(r, [&](const void* x, void* y) {
         rotate_split<V, Stream>(split, r.interleaved, r.span, x, y);
