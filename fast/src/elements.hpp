@@ -79,14 +79,14 @@ inline void rotate_pairs(DType d, bool interleaved, std::int64_t span, std::int6
 // Ask for the lines of one input row ahead of use, into L2 (prefetcht1), in place too: the
 // hardware's stream prefetchers stop at page boundaries and go idle while a token's cos/sin row
 // is computed; software prefetches a few KiB ahead keep memory busy through both. Only calls
-// beyond the cache prefetch (rope.cpp). Not non-temporal: on the AVX-512 Xeon VM, Q and K of
-// 4096 tokens x 32 heads x 128, f32, out of place, best of 40 batches, two alternating rounds,
-// prefetchnta took 24.5-24.7 ms per call, no prefetch 14.2-14.4, prefetcht0 13.7-14.4,
+// beyond the cache prefetch (rope.cpp, prefetches). Not non-temporal: on the AVX-512 Xeon VM, Q
+// and K of 4096 tokens x 32 heads x 128, f32, out of place, best of 40 batches, two alternating
+// rounds, prefetchnta took 24.5-24.7 ms per call, no prefetch 14.2-14.4, prefetcht0 13.7-14.4,
 // prefetcht1 12.1-12.2 (a non-temporal copy of the same bytes 13.1-13.2). Not into L1 and not
 // with write intent in place (a line read is held exclusive when no other core has it, so the
-// store needs no second request): on a Zen 4 VM (AMD family 25 model 17), 4096 tokens x 32
-// heads in place, alternating rounds, prefetchw took 4.2-5.0 ms per call, prefetcht0 5.0-5.8,
-// no prefetch 3.3-4.3, prefetcht1 3.1-3.6 (an in-place scale of the same bytes 2.8-3.3).
+// store needs no second request): on a Zen 4 VM (AMD family 25 model 17), 4096 tokens x 32 heads
+// in place, alternating rounds, prefetchw took 4.2-5.0 ms per call, prefetcht0 5.0-5.8, no
+// prefetch 3.3-4.3, prefetcht1 3.1-3.6 (an in-place scale of the same bytes 2.8-3.3).
 inline void prefetch_row(const char* p, std::size_t bytes) {
   for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, 0, 2);
 }

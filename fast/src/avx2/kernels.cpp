@@ -26,9 +26,9 @@ void sincos(const double* position, const double* w_hi, const double* w_lo, doub
 
 struct Vec {
   static constexpr std::int64_t kWidth = 8;
-  // Of 16 vector registers, those a row may hold across heads (generic/rotate.hpp, fits_in_registers): up
-  // to 4 vectors per array (head_dim 64 in the half layout, 32 interleaved), or the cosines
-  // alone up to 8 (head_dim 128 in the half layout).
+  // Of 16 vector registers, those a row may hold across heads (generic/rotate.hpp,
+  // fits_in_registers): up to 4 vectors per array (head_dim 64 in the half layout, 32
+  // interleaved), or the cosines alone up to 8 (head_dim 128 in the half layout).
   static constexpr std::int64_t kRowRegisters = 8;
 
   template <DType D>

@@ -26,9 +26,9 @@ void sincos(const double* position, const double* w_hi, const double* w_lo, doub
 
 struct Vec {
   static constexpr std::int64_t kWidth = 16;
-  // Of 32 vector registers, those a row may hold across heads (generic/rotate.hpp, fits_in_registers): up
-  // to 8 vectors per array (head_dim 256 in the half layout, 128 interleaved), or the cosines
-  // alone up to 16.
+  // Of 32 vector registers, those a row may hold across heads (generic/rotate.hpp,
+  // fits_in_registers): up to 8 vectors per array (head_dim 256 in the half layout, 128
+  // interleaved), or the cosines alone up to 16.
   static constexpr std::int64_t kRowRegisters = 16;
 
   template <DType D>

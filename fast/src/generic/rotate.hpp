@@ -173,20 +173,20 @@ void rotate_split(const SplitRows<V>& p, bool interleaved, std::int64_t span, co
   }
 }
 
-// Rows exactly N vectors of pairs wide per array (half: span / 2 == N w; interleaved: span ==
-// N w), N a power of two, by a loop of N steps that the compiler unrolls: the arithmetic is
-// rotate_row's, lane for lane. What of the row fits in V::kRowRegisters vectors is loaded once per
-// token instead of once per head (fits_in_registers): both arrays, else the cosines alone, so that each head
-// loads its own elements and at most the sines. (AVX-512, head_dim 128, f32, out of place, best of
-// 40 batches, the whole row held: 1 token x 40 heads in L1, 354-362 to 253-257 ns per call; 16
-// tokens x 32 heads in L2, 58-62 to 67-75 GB/s.) With none of it held, the fixed trip count alone
-// beats rotate_row's general loops: on a Zen 3 VM (AVX2), 512 tokens x 32 heads x 128 in place
-// (in L3), rows from a RopeCache, no prefetch, 3 alternating rounds of 20 batches, 229 to 192 us
-// per call (an in-place scale of the same bytes 140); with the rows computed in the call, 282 to
-// 237 us, interleaved 377 to 287, f16 242 to 214; 16 tokens out of place, in L2, f32 8.3 to 7.1
-// us, f16 6.7 to 5.8. The cosines held there besides (AVX2's 16 registers, head_dim 128, half
-// layout): 512 tokens in place 220 to 204 us, f16 205 to 200; 16 tokens in L2 7.5 to 6.8 us, f16
-// 5.8 to 5.5; one token x 40 heads within the noise.
+// Rows exactly N vectors of pairs wide per array (half: span / 2 == N w; interleaved: span == N
+// w), N a power of two, by a loop of N steps that the compiler unrolls: the arithmetic is
+// rotate_row's, lane for lane. What of the row fits in V::kRowRegisters vectors is loaded once
+// per token instead of once per head (fits_in_registers): both arrays, else the cosines alone, so
+// that each head loads its own elements and at most the sines. (AVX-512, head_dim 128, f32, out
+// of place, best of 40 batches, the whole row held: 1 token x 40 heads in L1, 354-362 to 253-257
+// ns per call; 16 tokens x 32 heads in L2, 58-62 to 67-75 GB/s.) With none of it held, the fixed
+// trip count alone beats rotate_row's general loops: on a Zen 3 VM (AVX2), 512 tokens x 32 heads
+// x 128 in place (in L3), rows from a RopeCache, no prefetch, 3 alternating rounds of 20 batches,
+// 229 to 192 us per call (an in-place scale of the same bytes 140); with the rows computed in the
+// call, 282 to 237 us, interleaved 377 to 287, f16 242 to 214; 16 tokens out of place, in L2, f32
+// 8.3 to 7.1 us, f16 6.7 to 5.8. The cosines held there besides (AVX2's 16 registers, head_dim
+// 128, half layout): 512 tokens in place 220 to 204 us, f16 205 to 200; 16 tokens in L2 7.5 to
+// 6.8 us, f16 5.8 to 5.5; one token x 40 heads within the noise.
 constexpr std::int64_t kMaxFixedVectors = 64;  // N; wider rows take rotate_row
 
 // K vectors of a row at p: held in registers from construction (Hold), else loaded at each use.
