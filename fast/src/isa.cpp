@@ -158,13 +158,28 @@ std::size_t core_cache_bytes() {
   return bytes;
 }
 
+namespace {
+
+// The CPU family of an AMD CPU (CPUID leaf 1: base family, plus the extended family where the
+// base is 0xF: 0x17 Zen 1 and 2, 0x19 Zen 3 and 4, 0x1A Zen 5); 0 on other vendors.
+unsigned amd_family() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  // "AuthenticAMD" in EBX, EDX, ECX.
+  const bool amd = __get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163;
+  if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return 0;
+  const unsigned base = (a >> 8) & 0xf, extended = (a >> 20) & 0xff;
+  return base == 0xf ? base + extended : base;
+}
+
+}  // namespace
+
 std::size_t amd_l3_bytes() {
-  static const std::size_t bytes = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    // "AuthenticAMD" in EBX, EDX, ECX.
-    const bool amd = __get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163;
-    return amd ? sysfs_cache_bytes(3) : 0;
-  }();
+  static const std::size_t bytes = amd_family() != 0 ? sysfs_cache_bytes(3) : 0;
+  return bytes;
+}
+
+std::size_t prefetch_distance_bytes() {
+  static const std::size_t bytes = amd_family() == 0x19 ? 2048 : 8192;
   return bytes;
 }
 }  // namespace detail

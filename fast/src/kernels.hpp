@@ -58,5 +58,8 @@ std::size_t core_cache_bytes();
 // On an AMD CPU, the L3 that sysfs lists for cpu0 (on Zen, its core complex's own), in bytes; 0
 // on other CPUs or where sysfs lists none.
 std::size_t amd_l3_bytes();
+// How far ahead of the rotation its input rows are prefetched, in bytes (rope.cpp, prefetch_rows,
+// has the measurements): 2 KiB on AMD family 19h (Zen 3 and 4), 8 KiB on other CPUs.
+std::size_t prefetch_distance_bytes();
 
 }  // namespace posenc::fast::detail

@@ -107,17 +107,22 @@ struct Rotation {
   std::int64_t prefetch_ahead;  // 0: none
 };
 
-// How far ahead rows are prefetched: about 2 KiB (4 head rows of 128 f32). 8 KiB had been
-// chosen on the AMD family 17h VM; on a Zen 3 VM (AMD family 25 model 1, AVX2) at shape B, 4096
-// tokens x 128, f32, 3 alternating rounds of 8 batches, median ms per call, 2 KiB against 8 KiB:
-// Q in place 3.91 against 4.25 (in-place scale 4.10), out of place 4.34 against 5.06-5.28
-// (non-temporal copy 4.10); Q of 32 heads and K of 8, 4.61 against 5.22 in place, 5.48 against
-// 6.03 out; Q and K of 32, 8.08 against 8.85 in place, 8.27 against 9.30 out. (1 KiB: within
-// the noise of 2.) On a Zen 4 VM a flat rotation loop with 8 KiB ran 4.2 to 5.4 ms, 2 KiB
-// neutral. Not swept on the Intel VMs.
+// How far ahead rows are prefetched (detail::prefetch_distance_bytes), in whole rows, at least
+// one. Measured at shape B, 4096 tokens x 32 heads x 128, alternating rounds, median ms per call.
+// AMD family 17h VM: 8 KiB the best of 2, 8, 16 and 32. Zen 3 VM (AMD family 19h model 1,
+// AVX2), f32, 3 rounds, 2 KiB against 8 KiB: Q in place 3.91 against 4.25 (in-place scale 4.10),
+// out of place 4.34 against 5.06-5.28 (non-temporal copy 4.10); Q of 32 heads and K of 8, 4.61
+// against 5.22 in place, 5.48 against 6.03 out; Q and K of 32, 8.08 against 8.85 in place, 8.27
+// against 9.30 out (1 KiB within the noise of 2). Zen 4 VM (family 19h): a flat rotation loop
+// 4.2-5.4 with 8 KiB, 2 KiB neutral. Zen 5 VM (family 1Ah model 2, AVX-512), 7-9 rounds, 2 KiB
+// against 8 KiB: Q and K of 32 out of place, f32 7.66 against 7.14, bf16 4.33 against 3.46
+// (non-temporal copies of the same bytes 6.59 and 3.36); in place, f32 6.59 against 6.08, bf16
+// 3.68 against 2.66; Q out of place 3.94 against 3.43; Q and K of 8 out of place 5.03 against
+// 4.92, in place 4.24 against 4.20 (4 KiB: f32 as 8, bf16 4.08). The Intel Xeon VM met its
+// shape-B targets with 8 KiB (2 KiB not measured there).
 std::int64_t prefetch_rows(const RopeParams& p, DType d) {
-  constexpr std::int64_t kBytes = 2048;
-  return std::max<std::int64_t>(1, kBytes / (p.head_dim * static_cast<std::int64_t>(size_of(d))));
+  const auto bytes = static_cast<std::int64_t>(detail::prefetch_distance_bytes());
+  return std::max<std::int64_t>(1, bytes / (p.head_dim * static_cast<std::int64_t>(size_of(d))));
 }
 
 // Token t of tensor x: the unit the kernels are called on.
