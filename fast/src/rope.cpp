@@ -200,19 +200,23 @@ bool streams(const Options& o, double bytes) {
 
 // Whether rows are prefetched: only beyond the core's caches (in them, a prefetch is a load slot
 // taken from the rotation for nothing: one token x 40 heads in cache, AVX2, ~10% of the call),
-// and on an AMD CPU only where its reads and writes exceed half its L3 as well. On a Zen 3 VM
-// (AMD family 25 model 1, 32 MiB L3, AVX2), tokens x 32 heads x 128, f32, in place, 3
-// alternating rounds, median us per call without and with the prefetch: 512 tokens 213 and 251
-// (an in-place scale 151), 1024 tokens 470 and 536, 512 tokens of Q and K 455 and 515, of Q and
-// 8 K heads 269 and 322; but 2048 tokens (32 MiB) 1983 and 1550, 4096 tokens 5150 and 4390 (out
-// of place 5380 and 4850). Half, not all of it: while other tenants of the VM's host took the
-// L3 (times 2-3 those above, 6 rounds), 512 tokens of Q and K took 1612 and 1338, of Q and 8 K
-// heads 564 and 490, Q alone still 239 and 377. On the AVX-512 Xeon VM the prefetch helped
-// within its L3 too (512 tokens in place 44-45 to 49 GB/s: beyond_core_cache), so other CPUs
-// keep the L2 threshold.
+// and on an AMD CPU only where the call's reads and writes exceed its L3 as well (the same test
+// as beyond_core_cache's, one level up). Tokens x 32 heads x 128, f32, in place, alternating
+// rounds, median us per call without and with the prefetch. Zen 3 VM (AMD family 19h model 1,
+// 32 MiB L3, AVX2), 2 KiB ahead, 3 rounds: 512 tokens (8 MiB) 213 and 251 (an in-place scale
+// 151), 1024 tokens 470 and 536, 512 tokens of Q and K 455 and 515, of Q and 8 K heads 269 and
+// 322; but 2048 tokens (32 MiB) 1983 and 1550, 4096 tokens 5150 and 4390 (out of place 5380 and
+// 4850); while other tenants of the VM's host took the L3 (times 2-3 those above), 512 tokens of
+// Q and K took 1612 and 1338, of Q and 8 K heads 564 and 490, Q alone still 239 and 377. Zen 5
+// VM (family 1Ah model 2, 32 MiB L3, AVX-512), 8 KiB ahead, 7 rounds: 512 tokens 133 and 140,
+// of Q and 8 K heads (10 MiB) 155 and 175 (with 2 KiB, 208 and 245), of Q and K (16 MiB) 339
+// and 336, 1024 tokens 353 and 370; 2048 tokens 1524 and 1147; out of place (streamed) 512
+// tokens 227 and 228, of Q and 8 K heads 288 and 291, of Q and K 521 and 493 (a non-temporal
+// copy 506). On the AVX-512 Xeon VM the prefetch helped within its L3 too (512 tokens in place
+// 44-45 to 49 GB/s: beyond_core_cache), so other CPUs keep the L2 threshold.
 bool prefetches(double bytes) {
   const auto l3 = static_cast<double>(detail::amd_l3_bytes());
-  return beyond_core_cache(bytes) && (l3 == 0 || 4 * bytes > l3);
+  return beyond_core_cache(bytes) && (l3 == 0 || 2 * bytes > l3);
 }
 
 // What the calls of one rope_apply share. An empty Options::isa is resolved here, at the call
