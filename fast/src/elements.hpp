@@ -4,10 +4,12 @@
 // Internal linkage (anonymous namespace): every path's translation unit, compiled with its own
 // target flags, keeps its own copy; shared functions would let the linker keep, say, the
 // AVX-512 build of rotate_pairs and call it from the scalar path on a CPU without AVX-512.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels.hpp"
 
@@ -91,9 +93,33 @@ inline void prefetch_row(const char* p, std::size_t bytes) {
   for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, 0, 2);
 }
 
-// Every head row of one token: rotate_row(x, y) for the rotated span, then the tail copied
-// when out of place; the row prefetch_ahead rows later (this token's, else the next token's) is
-// prefetched first (none when prefetch_ahead is 0).
+// Heads [begin, end) of one token: prefetch(h), rotate_row(x, y) for the rotated span, then
+// with Tail the elements from span to tail_end copied (out of place).
+template <bool Tail, class RotateRow, class Prefetch>
+void heads_in_range(const TokenRows& r, std::int64_t begin, std::int64_t end, RotateRow& rotate_row,
+                    Prefetch prefetch) {
+  const std::size_t size = size_of(r.dtype);
+  for (std::int64_t h = begin; h < end; ++h) {
+    const char* x = r.in + h * r.in_head_bytes;
+    char* y = r.out + h * r.out_head_bytes;
+    prefetch(h);
+    rotate_row(x, y);
+    if constexpr (Tail) {
+      std::memcpy(y + static_cast<std::size_t>(r.span) * size, x + static_cast<std::size_t>(r.span) * size,
+                  static_cast<std::size_t>(r.tail_end - r.span) * size);
+    }
+  }
+}
+
+// Every head row of one token, the row prefetch_ahead rows later (this token's, else the next
+// token's) prefetched first (none when prefetch_ahead is 0). Three loops, by where the row ahead
+// lies, and the tail's test made once per token, so that no head tests either. On a Zen 5 VM
+// (AVX-512), f32, head_dim 128, each call timed in alternating batches with a hand-written
+// rotation loop over the same memory in the same process (its time over the call's, median of
+// 24-30 pairs, three runs): 512 tokens x 32 heads in place (in L3) 0.82-0.84 with the tests in
+// the head loop, 1.02-1.15 without (133-179 us per call to 110-132); with 8 K heads 0.83-0.94 to
+// 1.06-1.09; Q and K of 4096 tokens x 32 heads out of place 1.22-1.38 to 1.38-1.48; 4096 tokens
+// in place and 512 out of place within the noise.
 template <class RotateRow>
 void for_each_head(const TokenRows& rows, RotateRow rotate_row) {
   // A copy the compiler keeps in registers: a vector store may alias any object, so the fields
@@ -101,24 +127,23 @@ void for_each_head(const TokenRows& rows, RotateRow rotate_row) {
   // 128 in place, 3 alternating rounds: 212 to 196 us per call; 16 tokens in L2 out of place 7.1
   // to 6.7 us; 4096 tokens x 4 heads in place 409 to 399 us.)
   const TokenRows r = rows;
-  const std::size_t size = size_of(r.dtype);
   const bool in_place = r.in == r.out;
-  const std::size_t used = static_cast<std::size_t>(in_place ? r.span : r.tail_end) * size;
-  for (std::int64_t h = 0; h < r.heads; ++h) {
-    const char* x = r.in + h * r.in_head_bytes;
-    char* y = r.out + h * r.out_head_bytes;
-    const std::int64_t ahead = h + r.prefetch_ahead;
-    if (r.prefetch_ahead > 0 && ahead < r.heads) {
-      prefetch_row(r.in + ahead * r.in_head_bytes, used);
-    } else if (r.prefetch_ahead > 0 && r.next_in && ahead - r.heads < r.next_heads) {
-      prefetch_row(r.next_in + (ahead - r.heads) * r.next_in_head_bytes, used);
-    }
-    rotate_row(x, y);
-    if (!in_place && r.tail_end > r.span) {
-      std::memcpy(y + static_cast<std::size_t>(r.span) * size, x + static_cast<std::size_t>(r.span) * size,
-                  static_cast<std::size_t>(r.tail_end - r.span) * size);
-    }
-  }
+  const std::size_t used = static_cast<std::size_t>(in_place ? r.span : r.tail_end) * size_of(r.dtype);
+  const auto heads = [&]<bool Tail>(std::bool_constant<Tail>) {
+    const std::int64_t a = r.prefetch_ahead, n = r.heads;
+    if (a <= 0) return heads_in_range<Tail>(r, 0, n, rotate_row, [](std::int64_t) {});
+    // Heads whose row ahead is in this token, [0, own); in the next token, [own, next_end).
+    const std::int64_t own = std::clamp<std::int64_t>(n - a, 0, n);
+    const std::int64_t next_end = r.next_in ? std::clamp<std::int64_t>(n + r.next_heads - a, own, n) : own;
+    heads_in_range<Tail>(r, 0, own, rotate_row,
+                         [&](std::int64_t h) { prefetch_row(r.in + (h + a) * r.in_head_bytes, used); });
+    heads_in_range<Tail>(r, own, next_end, rotate_row, [&](std::int64_t h) {
+      prefetch_row(r.next_in + (h + a - n) * r.next_in_head_bytes, used);
+    });
+    heads_in_range<Tail>(r, next_end, n, rotate_row, [](std::int64_t) {});
+  };
+  if (!in_place && r.tail_end > r.span) return heads(std::true_type{});
+  heads(std::false_type{});
 }
 
 }  // namespace
