@@ -114,12 +114,13 @@ void heads_in_range(const TokenRows& r, std::int64_t begin, std::int64_t end, Ro
 // Every head row of one token, the row prefetch_ahead rows later (this token's, else the next
 // token's) prefetched first (none when prefetch_ahead is 0). Three loops, by where the row ahead
 // lies, and the tail's test made once per token, so that no head tests either. On a Zen 5 VM
-// (AVX-512), f32, head_dim 128, each call timed in alternating batches with a hand-written
-// rotation loop over the same memory in the same process (its time over the call's, median of
-// 24-30 pairs, three runs): 512 tokens x 32 heads in place (in L3) 0.82-0.84 with the tests in
-// the head loop, 1.02-1.15 without (133-179 us per call to 110-132); with 8 K heads 0.83-0.94 to
-// 1.06-1.09; Q and K of 4096 tokens x 32 heads out of place 1.22-1.38 to 1.38-1.48; 4096 tokens
-// in place and 512 out of place within the noise.
+// (AVX-512), f32, head_dim 128, each call timed in alternating batches with a baseline over the
+// same memory in the same process (the baseline's time over the call's, median of 24 pairs,
+// three runs, the one head loop against the three): Q and K of 4096 tokens x 32 heads out of
+// place 0.78-0.79 of a non-temporal copy's speed to 0.91-0.94; one token of 32 + 8 heads in
+// cache 0.49-0.63 of memcpy's to 0.56-0.73; 512 tokens x 32 heads in place (in L3, no
+// prefetch) 0.80-0.85 of an in-place scale's to 0.84-0.87, with 8 K heads 0.73-0.83 to
+// 0.78-0.81, within the noise.
 template <class RotateRow>
 void for_each_head(const TokenRows& rows, RotateRow rotate_row) {
   // A copy the compiler keeps in registers: a vector store may alias any object, so the fields
