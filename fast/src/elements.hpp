@@ -111,16 +111,20 @@ void heads_in_range(const TokenRows& r, std::int64_t begin, std::int64_t end, Ro
   }
 }
 
-// Every head row of one token, the row prefetch_ahead rows later (this token's, else the next
-// token's) prefetched first (none when prefetch_ahead is 0). Three loops, by where the row ahead
-// lies, and the tail's test made once per token, so that no head tests either. On a Zen 5 VM
-// (AVX-512), f32, head_dim 128, each call timed in alternating batches with a baseline over the
-// same memory in the same process (the baseline's time over the call's, median of 24 pairs,
-// three runs, the one head loop against the three): Q and K of 4096 tokens x 32 heads out of
-// place 0.78-0.79 of a non-temporal copy's speed to 0.91-0.94; one token of 32 + 8 heads in
-// cache 0.49-0.63 of memcpy's to 0.56-0.73; 512 tokens x 32 heads in place (in L3, no
-// prefetch) 0.80-0.85 of an in-place scale's to 0.84-0.87, with 8 K heads 0.73-0.83 to
-// 0.78-0.81, within the noise.
+// Every head row of one token, the row prefetch_ahead rows later, but at most the token's head
+// count (this token's, else the next token's), prefetched first (none when prefetch_ahead is 0).
+// Three loops, by where the row ahead lies, and the tail's test made once per token, so that no
+// head tests either. On a Zen 5 VM (AVX-512), f32, head_dim 128, each call timed in alternating
+// batches with a baseline over the same memory in the same process (the baseline's time over the
+// call's, median of 24 pairs, three runs, the one head loop against the three): Q and K of 4096
+// tokens x 32 heads out of place 0.78-0.79 of a non-temporal copy's speed to 0.91-0.94; one token
+// of 32 + 8 heads in cache 0.49-0.63 of memcpy's to 0.56-0.73; 512 tokens x 32 heads in place (in
+// L3, no prefetch) 0.80-0.85 of an in-place scale's to 0.84-0.87, with 8 K heads 0.73-0.83 to
+// 0.78-0.81, within the noise. The distance is at most the token's head count, so that a tensor of
+// few heads still prefetches its next token (the row that far ahead would lie beyond it): Q of 32
+// heads and K of 8 at 4096 tokens, rows 16 ahead (8 KiB of f32), three runs as above, in place
+// 0.72-0.75 of the in-place scale's speed to 0.81-0.84, out of place 0.87-0.88 of a non-temporal
+// copy's to 0.90-0.91.
 template <class RotateRow>
 void for_each_head(const TokenRows& rows, RotateRow rotate_row) {
   // A copy the compiler keeps in registers: a vector store may alias any object, so the fields
@@ -131,7 +135,7 @@ void for_each_head(const TokenRows& rows, RotateRow rotate_row) {
   const bool in_place = r.in == r.out;
   const std::size_t used = static_cast<std::size_t>(in_place ? r.span : r.tail_end) * size_of(r.dtype);
   const auto heads = [&]<bool Tail>(std::bool_constant<Tail>) {
-    const std::int64_t a = r.prefetch_ahead, n = r.heads;
+    const std::int64_t n = r.heads, a = std::min(r.prefetch_ahead, n);
     if (a <= 0) return heads_in_range<Tail>(r, 0, n, rotate_row, [](std::int64_t) {});
     // Heads whose row ahead is in this token, [0, own); in the next token, [own, next_end).
     const std::int64_t own = std::clamp<std::int64_t>(n - a, 0, n);
