@@ -138,8 +138,8 @@ void for_each_head(const TokenRows& rows, RotateRow rotate_row) {
     const std::int64_t n = r.heads, a = std::min(r.prefetch_ahead, n);
     if (a <= 0) return heads_in_range<Tail>(r, 0, n, rotate_row, [](std::int64_t) {});
     // Heads whose row ahead is in this token, [0, own); in the next token, [own, next_end).
-    const std::int64_t own = std::clamp<std::int64_t>(n - a, 0, n);
-    const std::int64_t next_end = r.next_in ? std::clamp<std::int64_t>(n + r.next_heads - a, own, n) : own;
+    const std::int64_t own = n - a;  // a <= n
+    const std::int64_t next_end = r.next_in ? std::min(n, own + r.next_heads) : own;
     heads_in_range<Tail>(r, 0, own, rotate_row,
                          [&](std::int64_t h) { prefetch_row(r.in + (h + a) * r.in_head_bytes, used); });
     heads_in_range<Tail>(r, own, next_end, rotate_row, [&](std::int64_t h) {
