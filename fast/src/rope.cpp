@@ -149,9 +149,12 @@ void rotate_token(const Rotation& r, TokenOf now, TokenOf next, const float* c, 
 // is read in long runs (alternating every token costs ~10% at DRAM bandwidth). rows(t, i) gives
 // token t's (c, s), i = t - block start; the fused path computes it on the Q pass. (Computing
 // the next block's rows in pieces between head rows, to overlap them with the memory traffic,
-// measured no faster on shape B. Blocks of 64 tokens: within the noise for Q of 32 heads and K
-// of 8 at 4096 tokens in place on a Zen 5 VM, 0.92-1.05 of an in-place scale's speed against
-// 0.89-0.97.)
+// measured no faster on shape B. On a Zen 5 VM, 512 tokens x 32 heads in place, each variant
+// in batches alternating with this loop's in one process, 3-5 runs: all of a block's rows before
+// its first token took 1.06-1.08 times as long; each token's successor's row computed before its
+// rotation, 1.02-1.04; this loop without its two divisions per token, 1.00-1.02. Blocks of 64
+// tokens: within the noise for Q of 32 heads and K of 8 at 4096 tokens in place, 0.92-1.05 of
+// an in-place scale's speed against 0.89-0.97.)
 constexpr std::int64_t kBlock = 16;
 
 template <class Rows>
@@ -329,8 +332,9 @@ class FusedRows {
 
  private:
   // RopePlan::row_unchecked's bits, with the anchors' sin/cos kept (last_anchor). (Prefetching
-  // the next token's step-table rows and kept-row slot into L1 here measured no faster: 512 tokens
-  // x 32 heads in place on a Zen 5 VM, 0.72-0.85 of an in-place scale's speed either way.)
+  // the next token's step-table rows, and its kept-row slot, into L1 here measured slower: 512
+  // tokens x 32 heads in place on a Zen 5 VM, in batches alternating with none in one process,
+  // 1.01-1.04 times as long; a Q-only call's rows in two slots, kept in L1, 0.99.)
   void row(const std::int64_t* position, float* c, float* s) {
     if (plan_.params().position_axes() != 1) return plan_.row_unchecked(position, c, s, kernels_);
     const std::int64_t step = RopePlan::step_of(*position), anchor = *position - step;
