@@ -125,53 +125,67 @@ std::int64_t prefetch_rows(const RopeParams& p, DType d) {
   return std::max<std::int64_t>(1, bytes / (p.head_dim * static_cast<std::int64_t>(size_of(d))));
 }
 
-// Token t of tensor x: the unit the kernels are called on.
+// Token t of tensor x.
 struct TokenOf {
   const RopeTensor* x;
   std::int64_t t;
 };
 
-// Rotate `now` with the row (c, s), prefetching from `next` (the token rotated after it, x null
-// if none).
-void rotate_token(const Rotation& r, TokenOf now, TokenOf next, const float* c, const float* s) {
+// Tokens [t, t + count) of tensor x in one kernel call (kernels.hpp, TokenRun), token k rotated
+// with the row at rows[k] (cosines; the sines kernel_row_floats / 2 on), prefetching from `next`
+// (the token rotated after the last, x null if none).
+void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int64_t count, const float* const* rows,
+                TokenOf next) {
   const RopeParams& p = r.plan.params();
   const auto size = static_cast<std::ptrdiff_t>(size_of(r.dtype));
-  const RopeTensor& x = *now.x;
   const auto input = [size](const TokenOf& u) { return static_cast<const char*>(u.x->in) + u.t * u.x->in_token_stride * size; };
-  r.kernels.rotate({r.dtype, p.layout == RopeLayout::interleaved, r.stream && x.in != x.out, p.rotated_span(),
-                    p.head_dim, c, s, input(now), static_cast<char*>(x.out) + now.t * x.out_token_stride * size,
-                    x.in_head_stride * size, x.out_head_stride * size, heads_of(x, r.n_heads),
-                    next.x ? input(next) : nullptr, next.x ? next.x->in_head_stride * size : 0,
-                    next.x ? heads_of(*next.x, r.n_heads) : 0, r.prefetch_ahead});
+  const auto sines = static_cast<std::ptrdiff_t>(kernel_row_floats(r.plan) / 2);
+  const detail::TokenRows first{r.dtype, p.layout == RopeLayout::interleaved, r.stream && x.in != x.out,
+                                p.rotated_span(), p.head_dim, rows[0], rows[0] + sines,
+                                input({&x, t}), static_cast<char*>(x.out) + t * x.out_token_stride * size,
+                                x.in_head_stride * size, x.out_head_stride * size, heads_of(x, r.n_heads),
+                                next.x ? input(next) : nullptr, next.x ? next.x->in_head_stride * size : 0,
+                                next.x ? heads_of(*next.x, r.n_heads) : 0, r.prefetch_ahead};
+  r.kernels.rotate({first, count, x.in_token_stride * size, x.out_token_stride * size, rows, sines});
 }
 
-// Tokens [begin, end) in blocks of kBlock: Q's rows of the block, then K's, so that each tensor
+// Tokens [begin, end) in blocks of kBlock: Q's tokens of the block, then K's, so that each tensor
 // is read in long runs (alternating every token costs ~10% at DRAM bandwidth). rows(t, i) gives
-// token t's (c, s), i = t - block start; the fused path computes it on the Q pass. (Computing
-// the next block's rows in pieces between head rows, to overlap them with the memory traffic,
-// measured no faster on shape B. On a Zen 5 VM, 512 tokens x 32 heads in place, each variant
-// in batches alternating with this loop's in one process, 3-5 runs: all of a block's rows before
-// its first token took 1.06-1.08 times as long; each token's successor's row computed before its
-// rotation, 1.02-1.04; this loop without its two divisions per token, 1.00-1.02. Blocks of 64
-// tokens: within the noise for Q of 32 heads and K of 8 at 4096 tokens in place, 0.92-1.05 of
-// an in-place scale's speed against 0.89-0.97.)
+// token t's row (its cosines; kernels.hpp, TokenRun), i = t - block start; the fused path
+// computes it on the Q pass. Each tensor's tokens of a block go to the kernels as one run: one
+// call and one choice of kernel per run, not per token. On a Zen 5 VM (AVX-512, f32, head_dim
+// 128), in batches alternating with a baseline over the same memory in one process, 4 processes
+// each, a call per token against a run per block: 512 tokens x 32 heads in place 0.74-0.79 of
+// an in-place scale's speed to 0.79-0.84 (0.72-0.76 of a hand-written rotation loop's to
+// 0.80-0.84), with 8 K heads 0.72-0.85 to 0.79-0.93; 4096 tokens in place 0.83-0.88 to
+// 0.88-0.96, with 8 K heads 0.82-0.89 to 0.84-0.94; 16 tokens out of place in L2 0.76-0.81 of a
+// hand-written loop's to 0.84-0.89, f16 0.59-0.63 to 0.73-0.74. The rows of a run are computed
+// before it; where the outputs are streamed, Q's tokens go one per run instead, their rows
+// computed between them: with runs of 16, 512 tokens out of place took 0.95-0.96 of a
+// non-temporal copy's speed (a call per token, 0.99-1.01); one per run, 0.99-1.02, Q and K
+// 0.95-0.99 (a call per token 0.78-0.89), Q and K at 4096 tokens 0.93-0.98 (0.87-1.03); 512
+// tokens in place in runs of 1 and 4 took 1.07-1.10 and 1.02-1.05 times as long as in runs of
+// 16. (Before the runs, measured the same way with a call per token: all of a block's rows
+// before its first token, 1.06-1.08 times as long; each token's successor's row before its
+// rotation, 1.02-1.04; the token loop without its two divisions, 1.00-1.02; blocks of 64 tokens
+// within the noise. And computing the next block's rows in pieces between head rows measured no
+// faster on shape B.)
 constexpr std::int64_t kBlock = 16;
 
 template <class Rows>
 void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, const RopeTensor& q, const RopeTensor& k,
                    Rows rows) {
-  const std::int64_t passes = k.in ? 2 : 1;
+  const std::int64_t q_run = r.stream ? 1 : kBlock;
+  const float* block_rows[kBlock];
   for (std::int64_t b = begin; b < end; b += kBlock) {
-    const std::int64_t e = std::min(end, b + kBlock), units = passes * (e - b);
-    const auto token = [&](std::int64_t u) -> TokenOf {
-      if (u == units) return {e < end ? &q : nullptr, e};
-      return {u < e - b ? &q : &k, b + u % (e - b)};
-    };
-    for (std::int64_t u = 0; u < units; ++u) {
-      const TokenOf now = token(u);
-      const auto [c, s] = rows(now.t, now.t - b);
-      rotate_token(r, now, token(u + 1), c, s);
+    const std::int64_t e = std::min(end, b + kBlock);
+    const TokenOf after{e < end ? &q : nullptr, e};
+    for (std::int64_t t0 = b; t0 < e; t0 += q_run) {
+      const std::int64_t t1 = std::min(e, t0 + q_run);
+      for (std::int64_t t = t0; t < t1; ++t) block_rows[t - b] = rows(t, t - b);
+      rotate_run(r, q, t0, t1 - t0, block_rows + (t0 - b), t1 < e ? TokenOf{&q, t1} : k.in ? TokenOf{&k, b} : after);
     }
+    if (k.in) rotate_run(r, k, b, e - b, block_rows, after);
   }
   if (r.stream) _mm_sfence();  // order the non-temporal stores before the caller reads
 }
@@ -314,7 +328,7 @@ class FusedRows {
     call_ = ++kept_.calls;
   }
 
-  std::pair<const float*, const float*> operator()(std::int64_t t, std::int64_t i) {
+  const float* operator()(std::int64_t t, std::int64_t i) {
     const std::int64_t axes = plan_.params().position_axes();
     const std::int64_t* position = positions_ + t * axes;
     const KeptRows::Key key = axes == 1 ? KeptRows::Key{plan_.id_, 0, *position} : KeptRows::Key{plan_.id_, call_, t};
@@ -327,7 +341,7 @@ class FusedRows {
       to_kernel_row(plan_, c, s);
       slot = key;
     }
-    return {c, s};
+    return c;
   }
 
  private:
@@ -504,12 +518,8 @@ void rope_apply(const RopeCache& cache, DType d, std::int64_t n_tokens, std::int
   check_call(plan, d, n_tokens, n_heads, positions, q, k);
   for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
-  const std::size_t half = kernel_row_floats(plan) / 2;
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, [&](std::int64_t t, std::int64_t) {
-      const float* row = cache.row(positions[t]);
-      return std::pair<const float*, const float*>{row, row + half};
-    });
+    rotate_tokens(r, begin, end, q, k, [&](std::int64_t t, std::int64_t) { return cache.row(positions[t]); });
   });
 }
 

@@ -276,6 +276,39 @@ TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
   }
 }
 
+// A kernel call takes a run of tokens (kernels.hpp, TokenRun; streamed, K's tokens of a block)
+// and streams its outputs only if every token's rows allow it: rows 64-byte aligned within a
+// token, but tokens one element apart beyond them, so that only the first token's rows are
+// 16-byte aligned.
+TEST_P(FastPath, StreamedTokensOffTheAlignmentGiveTheSameBits) {
+  for (DType d : {DType::f32, DType::bf16}) {
+    const RopeParams p = params(RopeLayout::half, 128, 128);
+    const RopePlan plan(p);
+    const Batch b = random_batch(p, d, 11, d == DType::f32 ? 16 : 32);
+    const std::int64_t token_stride = b.heads * b.stride + 1;
+    const auto bytes = static_cast<std::size_t>(b.tokens * token_stride) * size_of(d);
+    const auto widened = [&](const Bytes& from) {
+      Bytes x(bytes);  // the batch's elements, the last token's tail zero
+      std::copy(from.begin(), from.end(), x.begin());
+      return x;
+    };
+    const Bytes q_in = widened(b.q), k_in = widened(b.k);
+    const auto view = [&](const Bytes& from, Bytes& to) {
+      RopeTensor t = tensor(b, from, to);
+      t.in_token_stride = t.out_token_stride = token_stride;
+      return t;
+    };
+    Bytes q0(bytes), k0(bytes);
+    rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), view(q_in, q0), view(k_in, k0), {Isa::scalar, 1});
+    for (int threads : {1, 2}) {
+      Bytes q(bytes), k(bytes);
+      rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), view(q_in, q), view(k_in, k), {GetParam(), threads, Stores::streaming});
+      EXPECT_EQ(q, q0) << to_string(d) << " " << threads << " threads";
+      EXPECT_EQ(k, k0) << to_string(d) << " " << threads << " threads";
+    }
+  }
+}
+
 // The anchor's sin/cos a thread keeps between calls (rope.cpp, last_anchor) belong to their plan:
 // two plans at one position, called in turn, and a plan built where the last one was, each give
 // their own cache's bits (RopeCache rows never use the kept anchor).

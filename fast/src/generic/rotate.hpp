@@ -128,12 +128,17 @@ struct SplitRows {
   float c[kSplitRowFloats], s[kSplitRowFloats];
   std::int64_t covered;  // elements (interleaved) or pairs (half) of the row the split loop takes
 
+  // The elements (interleaved) or pairs (half) of a row of `span` that the split loop takes.
+  static std::int64_t covered_of(bool interleaved, std::int64_t span) {
+    const std::int64_t n = interleaved ? span : span / 2;
+    return n / (2 * V::kWidth) * (2 * V::kWidth);
+  }
+
   // The kernel row (kernels.hpp) reordered: half, entries [0, covered); interleaved, the even
   // entries only (each value is there twice), covered / 2 of them.
   SplitRows(bool interleaved, std::int64_t span, const float* kc, const float* ks) {
     constexpr std::int64_t w = V::kWidth;
-    const std::int64_t n = interleaved ? span : span / 2;
-    covered = n / (2 * w) * (2 * w);
+    covered = covered_of(interleaved, span);
     for (std::int64_t j = 0; j < covered; j += 2 * w) {
       const std::int64_t at = interleaved ? j / 2 : j;
       for (auto [from, to] : {std::pair{kc, c}, std::pair{ks, s}}) {
@@ -194,9 +199,8 @@ void rotate_split(const SplitRows<V>& p, bool interleaved, std::int64_t span, co
 // 512 tokens x 32 heads in place 0.73-0.87 of the scale's speed either way, out of place with
 // ordinary stores 0.73-0.80 of memcpy's to 0.80-0.85, but Q and K at 4096 tokens with
 // non-temporal stores 0.92-0.97 of the copy's to 0.87-0.97. And the row lambdas forced inline
-// (GCC calls them per head in the bf16 and streamed instantiations): bf16 in L2 1.00 of a
-// hand-written loop's speed to 0.79-0.82, f32 Q and K at 4096 tokens 0.92-1.00 of the
-// non-temporal copy's to 0.86-0.93, bf16 there 0.86-0.90 to 0.92-0.96.
+// (GCC calls them per head in the bf16 and streamed instantiations): f32 Q and K at 4096 tokens
+// 0.92-1.00 of the non-temporal copy's speed to 0.86-0.93, bf16 there 0.86-0.90 to 0.92-0.96.
 constexpr std::int64_t kMaxFixedVectors = 64;  // N; wider rows take rotate_row
 
 // K vectors of a row at p: held in registers from construction (Hold), else loaded at each use.
@@ -229,7 +233,7 @@ constexpr bool fits_in_registers(std::int64_t k) {
 }
 
 template <class V, DType D, bool Stream, std::int64_t N>
-void rotate_heads_fixed(const TokenRows& r) {
+__attribute__((always_inline)) inline void rotate_heads_fixed(const TokenRows& r) {
   constexpr std::int64_t w = V::kWidth;
   const RowVectors<V, N, fits_in_registers<V>(N)> c(r.c);
   const RowVectors<V, N, fits_in_registers<V>(2 * N)> s(r.s);
@@ -259,7 +263,7 @@ void rotate_heads_fixed(const TokenRows& r) {
 // 6.9-7.3; Q and K of 4096 tokens x 32 heads, bf16 15.3-15.6 to 16.1-18.5 GB/s, f32 18.4-19.7.
 // The cosines alone held, AVX2 at head_dim 128: within the noise on the Zen 3 VM.)
 template <class V, bool Stream, std::int64_t M>
-void rotate_split_fixed(const SplitRows<V>& p, const TokenRows& r) {
+__attribute__((always_inline)) inline void rotate_split_fixed(const SplitRows<V>& p, const TokenRows& r) {
   constexpr std::int64_t w = V::kWidth;
   using R = decltype(V::loadf(p.c));
   if (r.interleaved) {
@@ -307,53 +311,75 @@ bool with_power_of_two(Fits fits, F f) {
   }
 }
 
-// Non-temporal stores (16 bytes each) only where every vector store of a row is 16-byte aligned:
-// the row's start, and for the half layout its second half too. (malloc guarantees 16 bytes.)
-inline bool can_stream(const TokenRows& r) {
+// Non-temporal stores (16 bytes each) only where every vector store of a run's rows is 16-byte
+// aligned: each row's start, and for the half layout its second half too. (malloc guarantees
+// 16 bytes.)
+inline bool can_stream(const TokenRun& run) {
+  const TokenRows& r = run.first;
   const auto aligned = [](std::uintptr_t v) { return v % 16 == 0; };
   return r.stream && aligned(reinterpret_cast<std::uintptr_t>(r.out)) &&
          aligned(static_cast<std::uintptr_t>(r.out_head_bytes)) &&
+         (run.tokens == 1 || aligned(static_cast<std::uintptr_t>(run.out_token_bytes))) &&
          (r.interleaved || aligned(static_cast<std::uintptr_t>(r.span / 2) * size_of(r.dtype)));
 }
 
-// Every head row of one token; the store mode is a template argument, so that the row loops
-// inline into the loop over heads (the indirect calls per row took ~11% of the samples in a
-// profile of 1 token x 32 heads x 128, bf16, in cache).
+// f(token) for each token of a run, in one loop that the fixed-width kernels are inlined into
+// (always_inline), so that a token costs its row's loads and no call.
+template <class F>
+void for_each_token(const TokenRun& run, F f) {
+  for (std::int64_t k = 0; k < run.tokens; ++k) f(run.token(k));
+}
+
+// Every head row of a run's tokens; the store mode is a template argument, so that the row
+// loops inline into the loop over heads (the indirect calls per row took ~11% of the samples in
+// a profile of 1 token x 32 heads x 128, bf16, in cache), and the kernel is chosen once per run.
 template <class V, DType D, bool Stream>
-void rotate_heads(const TokenRows& r) {
+void rotate_heads(const TokenRun& run) {
+  const TokenRows& r0 = run.first;
   if constexpr (D == DType::bf16) {
-    if (r.span <= kSplitRowFloats) {
-      const SplitRows<V> split(r.interleaved, r.span, r.c, r.s);
-      const std::int64_t n = r.interleaved ? r.span : r.span / 2;
-      const auto fits = [&](std::int64_t m) { return split.covered == n && n == 2 * m * V::kWidth; };
-      const auto fixed = [&](auto m) { rotate_split_fixed<V, Stream, m()>(split, r); };
+    if (r0.span <= kSplitRowFloats) {
+      const std::int64_t n = r0.interleaved ? r0.span : r0.span / 2;
+      const std::int64_t covered = SplitRows<V>::covered_of(r0.interleaved, r0.span);
+      const auto fits = [&](std::int64_t m) { return covered == n && n == 2 * m * V::kWidth; };
+      const auto fixed = [&](auto m) {
+        for_each_token(run, [&](const TokenRows& r) __attribute__((always_inline)) {
+          rotate_split_fixed<V, Stream, m()>(SplitRows<V>(r.interleaved, r.span, r.c, r.s), r);
+        });
+      };
       if (with_power_of_two<kMaxFixedVectors / 2>(fits, fixed)) return;
-      const bool rest = split.covered < n;
-      return for_each_head(r, [&](const void* x, void* y) {
-        rotate_split<V, Stream>(split, r.interleaved, r.span, x, y);
-        if (rest) rotate_row<V, D, Stream>(r.interleaved, r.span, split.covered, r.c, r.s, x, y);
+      return for_each_token(run, [&](const TokenRows& r) {
+        const SplitRows<V> split(r.interleaved, r.span, r.c, r.s);
+        for_each_head(r, [&](const void* x, void* y) {
+          rotate_split<V, Stream>(split, r.interleaved, r.span, x, y);
+          if (covered < n) rotate_row<V, D, Stream>(r.interleaved, r.span, covered, r.c, r.s, x, y);
+        });
       });
     }
   }
-  const auto fits = [&](std::int64_t m) { return r.span == (r.interleaved ? m : 2 * m) * V::kWidth; };
-  if (with_power_of_two<kMaxFixedVectors>(fits, [&](auto m) { rotate_heads_fixed<V, D, Stream, m()>(r); })) return;
-  for_each_head(r, [&](const void* x, void* y) { rotate_row<V, D, Stream>(r.interleaved, r.span, 0, r.c, r.s, x, y); });
+  const auto fits = [&](std::int64_t m) { return r0.span == (r0.interleaved ? m : 2 * m) * V::kWidth; };
+  const auto fixed = [&](auto m) {
+    for_each_token(run, [&](const TokenRows& r) __attribute__((always_inline)) { rotate_heads_fixed<V, D, Stream, m()>(r); });
+  };
+  if (with_power_of_two<kMaxFixedVectors>(fits, fixed)) return;
+  for_each_token(run, [&](const TokenRows& r) {
+    for_each_head(r, [&](const void* x, void* y) { rotate_row<V, D, Stream>(r.interleaved, r.span, 0, r.c, r.s, x, y); });
+  });
 }
 
 template <class V, DType D>
-void rotate_as(const TokenRows& r) {
-  return can_stream(r) ? rotate_heads<V, D, true>(r) : rotate_heads<V, D, false>(r);
+void rotate_as(const TokenRun& run) {
+  return can_stream(run) ? rotate_heads<V, D, true>(run) : rotate_heads<V, D, false>(run);
 }
 
 template <class V>
-void rotate(const TokenRows& r) {
-  switch (r.dtype) {
+void rotate(const TokenRun& run) {
+  switch (run.first.dtype) {
     case DType::f32:
-      return rotate_as<V, DType::f32>(r);
+      return rotate_as<V, DType::f32>(run);
     case DType::bf16:
-      return rotate_as<V, DType::bf16>(r);
+      return rotate_as<V, DType::bf16>(run);
     case DType::f16:
-      return rotate_as<V, DType::f16>(r);
+      return rotate_as<V, DType::f16>(run);
   }
 }
 
