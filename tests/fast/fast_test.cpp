@@ -288,7 +288,7 @@ TEST_P(FastPath, StreamedTokensOffTheAlignmentGiveTheSameBits) {
     const std::int64_t token_stride = b.heads * b.stride + 1;
     const auto bytes = static_cast<std::size_t>(b.tokens * token_stride) * size_of(d);
     const auto widened = [&](const Bytes& from) {
-      Bytes x(bytes);  // the batch's elements, the last token's tail zero
+      Bytes x(bytes);  // the batch's bytes, then zeros: inputs laid out one element wider per token
       std::copy(from.begin(), from.end(), x.begin());
       return x;
     };

@@ -128,7 +128,7 @@ struct SplitRows {
   float c[kSplitRowFloats], s[kSplitRowFloats];
   std::int64_t covered;  // elements (interleaved) or pairs (half) of the row the split loop takes
 
-  // The elements (interleaved) or pairs (half) of a row of `span` that the split loop takes.
+  // `covered` for a row of `span`, before any row is split.
   static std::int64_t covered_of(bool interleaved, std::int64_t span) {
     const std::int64_t n = interleaved ? span : span / 2;
     return n / (2 * V::kWidth) * (2 * V::kWidth);
@@ -191,14 +191,14 @@ void rotate_split(const SplitRows<V>& p, bool interleaved, std::int64_t span, co
 // call, 282 to 237 us, interleaved 377 to 287, f16 242 to 214; 16 tokens out of place, in L2, f32
 // 8.3 to 7.1 us, f16 6.7 to 5.8. The cosines held there besides (AVX2's 16 registers, head_dim
 // 128, half layout): 512 tokens in place 220 to 204 us, f16 205 to 200; 16 tokens in L2 7.5 to
-// 6.8 us, f16 5.8 to 5.5; one token x 40 heads within the noise. Tried on a Zen 5 VM (AVX-512,
-// f32 unless stated, alternating batches with a baseline, medians over 3-6 processes) and not
-// kept: each head's results stored in address order (the first half's vectors, then the
-// second's), which makes a hand-written loop 9% faster than with the halves alternating. The
-// row's vectors were then spilled unless the tail's memcpy call left the function; with it out,
-// 512 tokens x 32 heads in place 0.73-0.87 of the scale's speed either way, out of place with
-// ordinary stores 0.73-0.80 of memcpy's to 0.80-0.85, but Q and K at 4096 tokens with
-// non-temporal stores 0.92-0.97 of the copy's to 0.87-0.97. And the row lambdas forced inline
+// 6.8 us, f16 5.8 to 5.5; one token x 40 heads within the noise. Tried on a Zen 5 VM with a kernel
+// call per token, before the runs (AVX-512, f32 unless stated, alternating batches with a baseline,
+// medians over 3-6 processes) and not kept: each head's results stored in address order (the first
+// half's vectors, then the second's), which makes a hand-written loop 9% faster than with the
+// halves alternating. The row's vectors were then spilled unless the tail's memcpy call left the
+// function; with it out, 512 tokens x 32 heads in place 0.73-0.87 of the scale's speed either way,
+// out of place with ordinary stores 0.73-0.80 of memcpy's to 0.80-0.85, but Q and K at 4096 tokens
+// with non-temporal stores 0.92-0.97 of the copy's to 0.87-0.97. And the row lambdas forced inline
 // (GCC calls them per head in the bf16 and streamed instantiations): f32 Q and K at 4096 tokens
 // 0.92-1.00 of the non-temporal copy's speed to 0.86-0.93, bf16 there 0.86-0.90 to 0.92-0.96.
 constexpr std::int64_t kMaxFixedVectors = 64;  // N; wider rows take rotate_row
