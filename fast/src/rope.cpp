@@ -165,7 +165,8 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
 // non-temporal copy's speed (a call per token, 0.99-1.01); one per run, 0.99-1.02, Q and K
 // 0.95-0.99 (a call per token 0.78-0.89), Q and K at 4096 tokens 0.93-0.98 (0.87-1.03); 512
 // tokens in place in runs of 1 and 4 took 1.07-1.10 and 1.02-1.05 times as long as in runs of
-// 16. (Before the runs, measured the same way with a call per token: all of a block's rows
+// 16, and with the first 4, 8 or 16 KiB of a run's first token prefetched into L1 before its
+// rows, 1.02-1.13, 1.07-1.09 and 1.36-1.51 times as long. (Before the runs, measured the same way with a call per token: all of a block's rows
 // before its first token, 1.06-1.08 times as long; each token's successor's row before its
 // rotation, 1.02-1.04; the token loop without its two divisions, 1.00-1.02; blocks of 64 tokens
 // within the noise. And computing the next block's rows in pieces between head rows measured no
