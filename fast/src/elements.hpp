@@ -151,5 +151,13 @@ void for_each_head(const TokenRows& rows, RotateRow rotate_row) {
   heads(std::false_type{});
 }
 
+// f(token) for each token of a run (kernels.hpp, TokenRun), in one loop that the vector paths'
+// fixed-width kernels are inlined into (always_inline), so that a token costs its row's loads
+// and no call.
+template <class F>
+void for_each_token(const TokenRun& run, F f) {
+  for (std::int64_t k = 0; k < run.tokens; ++k) f(run.token(k));
+}
+
 }  // namespace
 }  // namespace posenc::fast::detail

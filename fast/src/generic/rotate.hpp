@@ -323,13 +323,6 @@ inline bool can_stream(const TokenRun& run) {
          (r.interleaved || aligned(static_cast<std::uintptr_t>(r.span / 2) * size_of(r.dtype)));
 }
 
-// f(token) for each token of a run, in one loop that the fixed-width kernels are inlined into
-// (always_inline), so that a token costs its row's loads and no call.
-template <class F>
-void for_each_token(const TokenRun& run, F f) {
-  for (std::int64_t k = 0; k < run.tokens; ++k) f(run.token(k));
-}
-
 // Every head row of a run's tokens; the store mode is a template argument, so that the row
 // loops inline into the loop over heads (the indirect calls per row took ~11% of the samples in
 // a profile of 1 token x 32 heads x 128, bf16, in cache), and the kernel is chosen once per run.

@@ -28,10 +28,9 @@ void sincos(const double* position, const double* w_hi, const double* w_lo, doub
 }
 
 void rotate(const TokenRun& run) {
-  for (std::int64_t k = 0; k < run.tokens; ++k) {
-    const TokenRows r = run.token(k);
+  for_each_token(run, [](const TokenRows& r) {
     for_each_head(r, [&](const void* x, void* y) { rotate_pairs(r.dtype, r.interleaved, r.span, 0, r.c, r.s, x, y); });
-  }
+  });
 }
 
 }  // namespace
