@@ -261,7 +261,13 @@ __attribute__((always_inline)) inline void rotate_heads_fixed(const TokenRows& r
 // across the token's heads. (AVX-512, head_dim 128, out of place, best of 40 batches: 16 tokens
 // x 32 heads in L2, bf16 8.3-8.4 to 6.8-6.9 us per call with the row held, f32 with its row held
 // 6.9-7.3; Q and K of 4096 tokens x 32 heads, bf16 15.3-15.6 to 16.1-18.5 GB/s, f32 18.4-19.7.
-// The cosines alone held, AVX2 at head_dim 128: within the noise on the Zen 3 VM.)
+// The cosines alone held, AVX2 at head_dim 128: within the noise on the Zen 3 VM.) Its per-head
+// lambdas forced inline: GCC otherwise calls one per head, which reloads the held row and ends in
+// a vzeroupper. Intel Xeon VM (AVX-512 and BF16, 2 MiB L2), bf16, 1 tensor of 64 heads x 128,
+// 5-7 alternating processes, median us per call: AVX-512, 16 tokens in L2 12.5 to 10.5, 512
+// tokens in place 453 to 406, out of place (streamed) 703 to 704, 4096 tokens out 9580 to 9080;
+// AVX2, 15.5 to 14.0, 569 to 500, 10330 to 10150. (f32's kernels keep GCC's choice: forced
+// inline there measured slower, rotate_heads_fixed's comment.)
 template <class V, bool Stream, std::int64_t M>
 __attribute__((always_inline)) inline void rotate_split_fixed(const SplitRows<V>& p, const TokenRows& r) {
   constexpr std::int64_t w = V::kWidth;
@@ -269,7 +275,7 @@ __attribute__((always_inline)) inline void rotate_split_fixed(const SplitRows<V>
   if (r.interleaved) {
     const RowVectors<V, M, fits_in_registers<V>(M)> c(p.c);
     const RowVectors<V, M, fits_in_registers<V>(2 * M)> s(p.s);
-    return for_each_head(r, [&](const void* x, void* y) {
+    return for_each_head(r, [&](const void* x, void* y) __attribute__((always_inline)) {
       for (std::int64_t m = 0; m < M; ++m) {
         R even, odd;
         V::load_split(x, 2 * w * m, even, odd);
@@ -282,7 +288,7 @@ __attribute__((always_inline)) inline void rotate_split_fixed(const SplitRows<V>
   const RowVectors<V, 2 * M, fits_in_registers<V>(2 * M)> c(p.c);
   const RowVectors<V, 2 * M, fits_in_registers<V>(4 * M)> s(p.s);
   constexpr std::int64_t h = M * 2 * w;
-  for_each_head(r, [&](const void* x, void* y) {
+  for_each_head(r, [&](const void* x, void* y) __attribute__((always_inline)) {
     for (std::int64_t m = 0; m < M; ++m) {
       const std::int64_t i = 2 * w * m;
       R ae, ao, be, bo;
