@@ -118,8 +118,9 @@ struct Rotation {
 // against 8 KiB: Q and K of 32 out of place, f32 7.66 against 7.14, bf16 4.33 against 3.46
 // (non-temporal copies of the same bytes 6.59 and 3.36); in place, f32 6.59 against 6.08, bf16
 // 3.68 against 2.66; Q out of place 3.94 against 3.43; Q and K of 8 out of place 5.03 against
-// 4.92, in place 4.24 against 4.20 (4 KiB: f32 as 8, bf16 4.08). The Intel Xeon VM met its
-// shape-B targets with 8 KiB (2 KiB not measured there).
+// 4.92, in place 4.24 against 4.20 (4 KiB: f32 as 8, bf16 4.08). Intel Xeon VM (AVX-512, 2 MiB
+// L2), Q alone, f32, 3 rounds: out of place 5.92-6.03 against 5.67-5.98, in place 5.88-6.12
+// against 5.58-5.71.
 std::int64_t prefetch_rows(const RopeParams& p, DType d) {
   const auto bytes = static_cast<std::int64_t>(detail::prefetch_distance_bytes());
   return std::max<std::int64_t>(1, bytes / (p.head_dim * static_cast<std::int64_t>(size_of(d))));
