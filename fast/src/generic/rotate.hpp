@@ -264,10 +264,14 @@ __attribute__((always_inline)) inline void rotate_heads_fixed(const TokenRows& r
 // The cosines alone held, AVX2 at head_dim 128: within the noise on the Zen 3 VM.) Its per-head
 // lambdas forced inline: GCC otherwise calls one per head, which reloads the held row and ends in
 // a vzeroupper. Intel Xeon VM (AVX-512 and BF16, 2 MiB L2), bf16, 1 tensor of 64 heads x 128,
-// 5-7 alternating processes, median us per call: AVX-512, 16 tokens in L2 12.5 to 10.5, 512
-// tokens in place 453 to 406, out of place (streamed) 703 to 704, 4096 tokens out 9580 to 9080;
-// AVX2, 15.5 to 14.0, 569 to 500, 10330 to 10150. (f32's kernels keep GCC's choice: forced
-// inline there measured slower, rotate_heads_fixed's comment.)
+// 5-7 alternating processes, median us per call: AVX-512, half layout, 16 tokens in L2 12.5 to
+// 10.5, 512 tokens in place 453 to 406, out of place (streamed) 703 to 704, 4096 tokens out 9580
+// to 9080; interleaved 12.1 to 10.7, 447 to 405, 8400 to 8350 at 4096; AVX2, half, 15.5 to 14.0,
+// 569 to 500, 10330 to 10150. (f32's kernels keep GCC's choice: forced inline there measured
+// slower, rotate_heads_fixed's comment.) Narrowing by AVX-512 BF16's vcvtne2ps2bf16 instead (a
+// word permute to interleave, the integer rounding where a lane is subnormal, which it reads as
+// zero) measured on top of this: 10.7 to 10.5, 400 to 389 in place, 8890 to 8850 at 4096 (half):
+// too little for a path of its own, with its own CPUID test and dispatch.
 template <class V, bool Stream, std::int64_t M>
 __attribute__((always_inline)) inline void rotate_split_fixed(const SplitRows<V>& p, const TokenRows& r) {
   constexpr std::int64_t w = V::kWidth;
