@@ -1,7 +1,8 @@
 // The roofs each RoPE workload is measured against, on the same bytes in the same run: a
-// STREAM-style copy with ordinary and with non-temporal stores (the ratio takes the faster), and
-// an in-place scale (for in-place rotation); and the non-temporal copy split over 2 threads, the
-// machine's own scaling, against which the rotation's 2-thread ratio is read.
+// STREAM-style copy with ordinary and with non-temporal stores, the latter also with its input
+// prefetched (the ratio takes the fastest), and an in-place scale, also prefetched (for in-place
+// rotation); and the non-temporal copy split over 2 threads, the machine's own scaling, against
+// which the rotation's 2-thread ratio is read.
 #include "roofs.hpp"
 
 #include <immintrin.h>
@@ -15,10 +16,15 @@
 namespace posenc::bench {
 namespace {
 
-void copy(benchmark::State& state, const Workload& w, bool nontemporal) {
+// ahead: bytes of input prefetched ahead (non-temporal only; 0: none).
+void copy(benchmark::State& state, const Workload& w, bool nontemporal, std::size_t ahead) {
   Buffer<float> in(static_cast<std::size_t>(w.elements()), 1.0f), out(in.size());
   for (auto _ : state) {
-    (nontemporal ? stream_copy_nontemporal : stream_copy)(in.data(), out.data(), in.size());
+    if (ahead) {
+      stream_copy_nontemporal_prefetched(in.data(), out.data(), in.size(), ahead);
+    } else {
+      (nontemporal ? stream_copy_nontemporal : stream_copy)(in.data(), out.data(), in.size());
+    }
     benchmark::ClobberMemory();
   }
   account(state, w, 4);
@@ -53,22 +59,46 @@ void copy_two_threads(benchmark::State& state, const Workload& w) {
   account(state, w, 4);
 }
 
-void scale_in_place(benchmark::State& state, const Workload& w) {
+void scale_in_place(benchmark::State& state, const Workload& w, std::size_t ahead) {
   Buffer<float> x(static_cast<std::size_t>(w.elements()), 1.0f);
   for (auto _ : state) {
-    stream_scale_in_place(x.data(), x.size(), 1.0f);
+    if (ahead) {
+      stream_scale_in_place_prefetched(x.data(), x.size(), 1.0f, ahead);
+    } else {
+      stream_scale_in_place(x.data(), x.size(), 1.0f);
+    }
     benchmark::ClobberMemory();
   }
   account(state, w, 4);
 }
 
+std::string prefetched(const char* roof, std::size_t kib, const std::string& w) {
+  return std::string(roof) + "_prefetch" + std::to_string(kib) + "k/" + w;
+}
+
 }  // namespace
+
+std::vector<std::string> copy_roofs(const std::string& w) {
+  std::vector<std::string> names{"copy/" + w, "copy_nontemporal/" + w};
+  for (const std::size_t kib : kRoofPrefetchKiB) names.push_back(prefetched("copy_nontemporal", kib, w));
+  return names;
+}
+
+std::vector<std::string> scale_roofs(const std::string& w) {
+  std::vector<std::string> names{"scale_in_place/" + w};
+  for (const std::size_t kib : kRoofPrefetchKiB) names.push_back(prefetched("scale_in_place", kib, w));
+  return names;
+}
 
 void register_roofs() {
   for (const Workload& w : workloads()) {
-    add("copy/" + w.name, [w](benchmark::State& st) { copy(st, w, false); });
-    add("copy_nontemporal/" + w.name, [w](benchmark::State& st) { copy(st, w, true); });
-    add("scale_in_place/" + w.name, [w](benchmark::State& st) { scale_in_place(st, w); });
+    add("copy/" + w.name, [w](benchmark::State& st) { copy(st, w, false, 0); });
+    add("copy_nontemporal/" + w.name, [w](benchmark::State& st) { copy(st, w, true, 0); });
+    add("scale_in_place/" + w.name, [w](benchmark::State& st) { scale_in_place(st, w, 0); });
+    for (const std::size_t kib : kRoofPrefetchKiB) {
+      add(prefetched("copy_nontemporal", kib, w.name), [w, kib](benchmark::State& st) { copy(st, w, true, kib * 1024); });
+      add(prefetched("scale_in_place", kib, w.name), [w, kib](benchmark::State& st) { scale_in_place(st, w, kib * 1024); });
+    }
   }
   for (const char* name : {"Q/A", "QK/A", "Q/B", "QK/B"}) {  // those rope_cases.cpp runs on 2 threads
     const Workload w = workload(name);
