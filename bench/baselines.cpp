@@ -8,8 +8,8 @@
 #include <xmmintrin.h>
 
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 
 namespace posenc::bench {
 
@@ -36,7 +36,7 @@ void stream_scale_in_place(float* x, std::size_t n, float s) {
 // Without it a roof can run below what the machine gives: on an Intel Xeon VM (AVX-512, 2 MiB
 // L2), at shape B (Q and K, 128 MiB each way) the fused rotation took 14.4 ms per call, the
 // non-temporal copy above 14.7, memcpy 22.0, and a non-temporal copy prefetching 8 KiB ahead
-// 13.1-13.6. Prefetches stop a distance short of the end (none past the buffer).
+// 12.5-13.6 (three runs). Prefetches stop a distance short of the end (none past the buffer).
 constexpr std::size_t kLine = 16;  // floats
 
 void stream_copy_nontemporal_prefetched(const float* in, float* out, std::size_t n, std::size_t ahead_bytes) {
@@ -54,8 +54,8 @@ void stream_copy_nontemporal_prefetched(const float* in, float* out, std::size_t
 void stream_scale_in_place_prefetched(float* x, std::size_t n, float s, std::size_t ahead_bytes) {
   const std::size_t ahead = ahead_bytes / sizeof(float);
   std::size_t i = 0;
-  using Line = float __attribute__((vector_size(kLine * sizeof(float))));  // (GCC kept a loop over
-  // the line's floats scalar beside the prefetch)
+  // A line as one vector: GCC left a loop over the line's floats scalar beside the prefetch.
+  using Line = float __attribute__((vector_size(kLine * sizeof(float))));
   for (; i + kLine <= n; i += kLine) {
     if (i + ahead < n) __builtin_prefetch(x + i + ahead, 0, 2);
     Line v;
