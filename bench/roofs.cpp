@@ -16,15 +16,12 @@
 namespace posenc::bench {
 namespace {
 
-// ahead: bytes of input prefetched ahead (non-temporal only; 0: none).
-void copy(benchmark::State& state, const Workload& w, bool nontemporal, std::size_t ahead) {
+// copy_loop(in, out, n): one of baselines.hpp's copies.
+template <class CopyLoop>
+void copy(benchmark::State& state, const Workload& w, CopyLoop copy_loop) {
   Buffer<float> in(static_cast<std::size_t>(w.elements()), 1.0f), out(in.size());
   for (auto _ : state) {
-    if (ahead) {
-      stream_copy_nontemporal_prefetched(in.data(), out.data(), in.size(), ahead);
-    } else {
-      (nontemporal ? stream_copy_nontemporal : stream_copy)(in.data(), out.data(), in.size());
-    }
+    copy_loop(in.data(), out.data(), in.size());
     benchmark::ClobberMemory();
   }
   account(state, w, 4);
@@ -59,14 +56,12 @@ void copy_two_threads(benchmark::State& state, const Workload& w) {
   account(state, w, 4);
 }
 
-void scale_in_place(benchmark::State& state, const Workload& w, std::size_t ahead) {
+// scale_loop(x, n, s): one of baselines.hpp's in-place scales.
+template <class ScaleLoop>
+void scale_in_place(benchmark::State& state, const Workload& w, ScaleLoop scale_loop) {
   Buffer<float> x(static_cast<std::size_t>(w.elements()), 1.0f);
   for (auto _ : state) {
-    if (ahead) {
-      stream_scale_in_place_prefetched(x.data(), x.size(), 1.0f, ahead);
-    } else {
-      stream_scale_in_place(x.data(), x.size(), 1.0f);
-    }
+    scale_loop(x.data(), x.size(), 1.0f);
     benchmark::ClobberMemory();
   }
   account(state, w, 4);
@@ -92,12 +87,19 @@ std::vector<std::string> scale_roofs(const std::string& w) {
 
 void register_roofs() {
   for (const Workload& w : workloads()) {
-    add("copy/" + w.name, [w](benchmark::State& st) { copy(st, w, false, 0); });
-    add("copy_nontemporal/" + w.name, [w](benchmark::State& st) { copy(st, w, true, 0); });
-    add("scale_in_place/" + w.name, [w](benchmark::State& st) { scale_in_place(st, w, 0); });
+    add("copy/" + w.name, [w](benchmark::State& st) { copy(st, w, stream_copy); });
+    add("copy_nontemporal/" + w.name, [w](benchmark::State& st) { copy(st, w, stream_copy_nontemporal); });
+    add("scale_in_place/" + w.name, [w](benchmark::State& st) { scale_in_place(st, w, stream_scale_in_place); });
     for (const std::size_t kib : kRoofPrefetchKiB) {
-      add(prefetched("copy_nontemporal", kib, w.name), [w, kib](benchmark::State& st) { copy(st, w, true, kib * 1024); });
-      add(prefetched("scale_in_place", kib, w.name), [w, kib](benchmark::State& st) { scale_in_place(st, w, kib * 1024); });
+      const std::size_t ahead = kib * 1024;
+      add(prefetched("copy_nontemporal", kib, w.name), [w, ahead](benchmark::State& st) {
+        copy(st, w, [ahead](const float* in, float* out, std::size_t n) {
+          stream_copy_nontemporal_prefetched(in, out, n, ahead);
+        });
+      });
+      add(prefetched("scale_in_place", kib, w.name), [w, ahead](benchmark::State& st) {
+        scale_in_place(st, w, [ahead](float* x, std::size_t n, float s) { stream_scale_in_place_prefetched(x, n, s, ahead); });
+      });
     }
   }
   for (const char* name : {"Q/A", "QK/A", "Q/B", "QK/B"}) {  // those rope_cases.cpp runs on 2 threads
