@@ -151,12 +151,27 @@ void for_each_head(const TokenRows& rows, RotateRow rotate_row) {
   heads(std::false_type{});
 }
 
+// Token k of a run (kernels.hpp, TokenRun).
+inline TokenRows token_of(const TokenRun& run, std::int64_t k) {
+  TokenRows t = run.first;
+  t.c = run.rows[k];
+  t.s = run.rows[k] + run.sines;
+  t.in = run.first.in + k * run.in_token_bytes;
+  t.out = run.first.out + k * run.out_token_bytes;
+  if (k + 1 < run.tokens) {
+    t.next_in = t.in + run.in_token_bytes;
+    t.next_in_head_bytes = run.first.in_head_bytes;
+    t.next_heads = run.first.heads;
+  }
+  return t;
+}
+
 // f(token) for each token of a run (kernels.hpp, TokenRun), in one loop that the vector paths'
 // fixed-width kernels are inlined into (always_inline), so that a token costs its row's loads
 // and no call.
 template <class F>
 void for_each_token(const TokenRun& run, F f) {
-  for (std::int64_t k = 0; k < run.tokens; ++k) f(run.token(k));
+  for (std::int64_t k = 0; k < run.tokens; ++k) f(token_of(run, k));
 }
 
 }  // namespace

@@ -35,28 +35,17 @@ struct TokenRows {
 
 // Consecutive tokens [0, tokens) of one tensor in one kernel call: token k is `first` with its
 // input and output k token strides on and its row at rows[k] (cosines) and rows[k] + sines
-// (first's c and s are token 0's); the token after the last is first's next_in. (A call per
-// token cost up to a fifth of the time: rope.cpp, rotate_tokens.)
+// (first's c and s are token 0's); the token after the last is first's next_in (elements.hpp,
+// token_of). (A call per token cost up to a fifth of the time: rope.cpp, rotate_tokens.)
+// Plain data: no member function, since an inline function of this header compiled into a path's
+// translation unit is a shared (weak) definition, of which the linker keeps one for every path
+// (generic/rotate.hpp; tests/fast/isa_objects_test.sh).
 struct TokenRun {
   TokenRows first;
   std::int64_t tokens;
   std::ptrdiff_t in_token_bytes, out_token_bytes;
   const float* const* rows;
   std::ptrdiff_t sines;
-
-  TokenRows token(std::int64_t k) const {
-    TokenRows t = first;
-    t.c = rows[k];
-    t.s = rows[k] + sines;
-    t.in = first.in + k * in_token_bytes;
-    t.out = first.out + k * out_token_bytes;
-    if (k + 1 < tokens) {
-      t.next_in = t.in + in_token_bytes;
-      t.next_in_head_bytes = first.in_head_bytes;
-      t.next_heads = first.heads;
-    }
-    return t;
-  }
 };
 
 struct Kernels {
