@@ -126,6 +126,9 @@ std::int64_t prefetch_rows(const RopeParams& p, DType d) {
   return std::max<std::int64_t>(1, bytes / (p.head_dim * static_cast<std::int64_t>(size_of(d))));
 }
 
+// Whether tensor x's outputs go by non-temporal stores: out of place in a streaming call.
+bool streamed(const Rotation& r, const RopeTensor& x) { return r.stream && x.in != x.out; }
+
 // Token t of tensor x.
 struct TokenOf {
   const RopeTensor* x;
@@ -141,7 +144,7 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
   const auto size = static_cast<std::ptrdiff_t>(size_of(r.dtype));
   const auto input = [size](const TokenOf& u) { return static_cast<const char*>(u.x->in) + u.t * u.x->in_token_stride * size; };
   const auto sines = static_cast<std::ptrdiff_t>(kernel_row_floats(r.plan) / 2);
-  const detail::TokenRows first{r.dtype, p.layout == RopeLayout::interleaved, r.stream && x.in != x.out,
+  const detail::TokenRows first{r.dtype, p.layout == RopeLayout::interleaved, streamed(r, x),
                                 p.rotated_span(), p.head_dim, rows[0], rows[0] + sines,
                                 input({&x, t}), static_cast<char*>(x.out) + t * x.out_token_stride * size,
                                 x.in_head_stride * size, x.out_head_stride * size, heads_of(x, r.n_heads),
@@ -167,7 +170,11 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
 // 0.95-0.99 (a call per token 0.78-0.89), Q and K at 4096 tokens 0.93-0.98 (0.87-1.03); 512
 // tokens in place in runs of 1 and 4 took 1.07-1.10 and 1.02-1.05 times as long as in runs of
 // 16, and with the first 4, 8 or 16 KiB of a run's first token prefetched into L1 before its
-// rows, 1.02-1.13, 1.07-1.09 and 1.36-1.51 times as long. (Before the runs, measured the same way with a call per token: all of a block's rows
+// rows, 1.02-1.13, 1.07-1.09 and 1.36-1.51 times as long. In place, Q's outputs are not streamed
+// even in a streaming call, and its runs are whole blocks (until issue 19's Zen 3 round they were
+// runs of 1 there, as the call streamed: on a Zen 3 VM, AVX2, 512 tokens x 32 heads in place,
+// three processes alternating with the other build's, 206-226 to 186-199 us per call; in three
+// more, 0.71-0.76 of an in-place scale's speed in the same process to 0.75-0.83). (Before the runs, measured the same way with a call per token: all of a block's rows
 // before its first token, 1.06-1.08 times as long; each token's successor's row before its
 // rotation, 1.02-1.04; the token loop without its two divisions, 1.00-1.02; blocks of 64 tokens
 // within the noise. And computing the next block's rows in pieces between head rows measured no
@@ -177,7 +184,7 @@ constexpr std::int64_t kBlock = 16;
 template <class Rows>
 void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, const RopeTensor& q, const RopeTensor& k,
                    Rows rows) {
-  const std::int64_t q_run = r.stream ? 1 : kBlock;
+  const std::int64_t q_run = streamed(r, q) ? 1 : kBlock;
   const float* block_rows[kBlock];
   for (std::int64_t b = begin; b < end; b += kBlock) {
     const std::int64_t e = std::min(end, b + kBlock);

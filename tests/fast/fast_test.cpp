@@ -115,15 +115,18 @@ TEST_P(FastPath, EveryPathThreadCountAndTheCacheGiveTheSameBits) {
                                << " stores " << static_cast<int>(stores);
               EXPECT_EQ(k, k0) << to_string(isa) << " " << threads << " threads";
             }
-            // In place: the same rotated rows; the padding between rows is untouched.
-            auto qi = b.q;
-            RopeTensor in_place = tensor(b, b.q, qi);
-            in_place.in = qi.data();
-            rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), in_place, {}, {isa, threads});
-            const std::size_t row = static_cast<std::size_t>(p.head_dim) * size_of(d), stride = static_cast<std::size_t>(b.stride) * size_of(d);
-            for (std::size_t r = 0; r < qi.size(); r += stride) {
-              ASSERT_EQ(std::memcmp(qi.data() + r, q0.data() + r, row), 0) << "in place, " << to_string(isa);
-              ASSERT_EQ(std::memcmp(qi.data() + r + row, b.q.data() + r + row, stride - row), 0) << "padding written";
+            // In place: the same rotated rows; the padding between rows is untouched. A streaming
+            // call streams no in-place output, and takes whole blocks as runs (rope.cpp, streamed).
+            for (Stores stores : {Stores::automatic, Stores::streaming}) {
+              auto qi = b.q;
+              RopeTensor in_place = tensor(b, b.q, qi);
+              in_place.in = qi.data();
+              rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), in_place, {}, {isa, threads, stores});
+              const std::size_t row = static_cast<std::size_t>(p.head_dim) * size_of(d), stride = static_cast<std::size_t>(b.stride) * size_of(d);
+              for (std::size_t r = 0; r < qi.size(); r += stride) {
+                ASSERT_EQ(std::memcmp(qi.data() + r, q0.data() + r, row), 0) << "in place, " << to_string(isa);
+                ASSERT_EQ(std::memcmp(qi.data() + r + row, b.q.data() + r + row, stride - row), 0) << "padding written";
+              }
             }
           }
           // Cached rows for a small range of positions reproduce the fused path's bits.
