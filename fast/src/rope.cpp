@@ -172,9 +172,13 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
 // 16, and with the first 4, 8 or 16 KiB of a run's first token prefetched into L1 before its
 // rows, 1.02-1.13, 1.07-1.09 and 1.36-1.51 times as long. In place, Q's outputs are not streamed
 // even in a streaming call, and its runs are whole blocks (until issue 19's Zen 3 round they were
-// runs of 1 there, as the call streamed: on a Zen 3 VM, AVX2, 512 tokens x 32 heads in place,
-// three processes alternating with the other build's, 206-226 to 186-199 us per call; in three
-// more, 0.71-0.76 of an in-place scale's speed in the same process to 0.75-0.83). (Before the runs, measured the same way with a call per token: all of a block's rows
+// runs of 1 there, as the call streamed). On a Zen 3 VM (AVX2), both builds loaded into one
+// process and called in alternating batches on the same memory (median of the old build's time
+// over the new one's, 21 rounds; 9 at 4096 tokens): 512 tokens in place of 32 heads 1.08, of 32
+// and 8 K heads 1.14, of 32 and 32 1.19; 4096 tokens of 32 heads 1.03, of 32 and 8 1.06. Streamed
+// Q in runs of 16 instead, measured so out of place: 512 tokens of 32 heads 0.96-1.11 (4 runs), of
+// 32 and 32 1.19, 4096 tokens of 32 heads 1.05-1.07 (3 runs), of 32 and 8 1.01, of 32 and 32 0.96:
+// no consistent gain, not kept. (Before the runs, measured the same way with a call per token: all of a block's rows
 // before its first token, 1.06-1.08 times as long; each token's successor's row before its
 // rotation, 1.02-1.04; the token loop without its two divisions, 1.00-1.02; blocks of 64 tokens
 // within the noise. And computing the next block's rows in pieces between head rows measured no

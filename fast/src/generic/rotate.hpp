@@ -201,6 +201,11 @@ void rotate_split(const SplitRows<V>& p, bool interleaved, std::int64_t span, co
 // with non-temporal stores 0.92-0.97 of the copy's to 0.87-0.97. And the row lambdas forced inline
 // (GCC calls them per head in the bf16 and streamed instantiations): f32 Q and K at 4096 tokens
 // 0.92-1.00 of the non-temporal copy's speed to 0.86-0.93, bf16 there 0.86-0.90 to 0.92-0.96.
+// Also not kept (Zen 3 VM, AVX2, 512 tokens x 32 heads x 128 in place, alternating batches in one
+// process): two heads per step where the sines are not held, each sine vector loaded once for
+// both. A hand-written loop so ran 0.99-1.14 times as fast as one head at a time (10 runs, median
+// 1.05), but in the kernel GCC moved the held cosines to the stack: 0.94-1.01 of the one-head
+// kernel's speed (both builds loaded in one process).
 constexpr std::int64_t kMaxFixedVectors = 64;  // N; wider rows take rotate_row
 
 // K vectors of a row at p: held in registers from construction (Hold), else loaded at each use.
