@@ -39,7 +39,7 @@ struct TokenRows {
 // token_of). (A call per token cost up to a fifth of the time: rope.cpp, rotate_tokens.)
 // Plain data: no member function, since an inline function of this header compiled into a path's
 // translation unit is a shared (weak) definition, of which the linker keeps one for every path
-// (generic/rotate.hpp; tests/fast/isa_objects_test.sh).
+// (elements.hpp; tests/fast/isa_objects_test.sh).
 struct TokenRun {
   TokenRows first;
   std::int64_t tokens;

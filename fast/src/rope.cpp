@@ -178,10 +178,10 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
 // and 8 K heads 1.14, of 32 and 32 1.19; 4096 tokens of 32 heads 1.03, of 32 and 8 1.06. Streamed
 // Q in runs of 16 instead, measured so out of place: 512 tokens of 32 heads 0.96-1.11 (4 runs), of
 // 32 and 32 1.19, 4096 tokens of 32 heads 1.05-1.07 (3 runs), of 32 and 8 1.01, of 32 and 32 0.96:
-// no consistent gain, not kept. (Before the runs, measured the same way with a call per token: all of a block's rows
-// before its first token, 1.06-1.08 times as long; each token's successor's row before its
-// rotation, 1.02-1.04; the token loop without its two divisions, 1.00-1.02; blocks of 64 tokens
-// within the noise. And computing the next block's rows in pieces between head rows measured no
+// no consistent gain, not kept. (Before the runs, measured the same way with a call per token:
+// all of a block's rows before its first token, 1.06-1.08 times as long; each token's
+// successor's row before its rotation, 1.02-1.04; the token loop without its two divisions,
+// 1.00-1.02; blocks of 64 tokens within the noise. And computing the next block's rows in pieces between head rows measured no
 // faster on shape B.)
 constexpr std::int64_t kBlock = 16;
 
