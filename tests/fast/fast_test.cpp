@@ -124,7 +124,7 @@ TEST_P(FastPath, EveryPathThreadCountAndTheCacheGiveTheSameBits) {
               rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), in_place, {}, {isa, threads, stores});
               const std::size_t row = static_cast<std::size_t>(p.head_dim) * size_of(d), stride = static_cast<std::size_t>(b.stride) * size_of(d);
               for (std::size_t r = 0; r < qi.size(); r += stride) {
-                ASSERT_EQ(std::memcmp(qi.data() + r, q0.data() + r, row), 0) << "in place, " << to_string(isa);
+                ASSERT_EQ(std::memcmp(qi.data() + r, q0.data() + r, row), 0) << "in place, " << to_string(isa) << " stores " << static_cast<int>(stores);
                 ASSERT_EQ(std::memcmp(qi.data() + r + row, b.q.data() + r + row, stride - row), 0) << "padding written";
               }
             }
