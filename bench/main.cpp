@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "naive_cases.hpp"
+#include "paired.hpp"
 #include "ratios.hpp"
 #include "roofs.hpp"
 #include "rope_cases.hpp"
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   register_rope_cases();
   register_row_cost();
   register_naive_cases();
+  register_paired();
   // The machines are shared: repetitions of all benchmarks interleaved in random order, so that
   // a slow spell hits every benchmark alike, and ratios of medians.
   std::vector<char*> args(argv, argv + argc);

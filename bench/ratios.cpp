@@ -28,6 +28,16 @@ std::string f32(const std::string& w, const std::string& mode, int threads = 1) 
   return "fused/" + w + "/f32/half/" + mode + "/" + std::to_string(threads);
 }
 
+// A paired ratio (paired.hpp) with its quartiles and target.
+void paired(const Recorder& r, const std::string& what, const std::string& name, double target) {
+  const auto it = r.paired.find("paired/" + name);
+  if (it == r.paired.end()) return;
+  const PairedRatio& p = it->second;
+  std::printf("  %-56s %6.2f  [%.2f, %.2f]", what.c_str(), p.median, p.q1, p.q3);
+  if (target > 0) std::printf("  (target >= %.2f)", target);
+  std::printf("\n");
+}
+
 void ns_per_pair(const Recorder& r, const char* what, const std::string& name) {
   if (r.items.count(name)) std::printf("  %-62s %8.2f\n", what, 1e9 / r.items.at(name));
 }
@@ -36,8 +46,12 @@ void ns_per_pair(const Recorder& r, const char* what, const std::string& name) {
 
 void Recorder::ReportRuns(const std::vector<Run>& runs) {
   for (const auto& run : runs) {
-    if (run.run_type != Run::RT_Aggregate || run.aggregate_name != "median") continue;
     const std::string name = run.run_name.function_name;
+    if (const auto ratio = run.counters.find("ratio"); ratio != run.counters.end()) {
+      paired[name] = {ratio->second, run.counters.at("q1"), run.counters.at("q3"),
+                      static_cast<int>(run.counters.at("rounds"))};
+    }
+    if (run.run_type != Run::RT_Aggregate || run.aggregate_name != "median") continue;
     const auto it = run.counters.find("items_per_second");
     const auto bt = run.counters.find("bytes_per_second");
     if (it != run.counters.end()) items[name] = it->second;
@@ -54,22 +68,44 @@ void print_ratios(const Recorder& r) {
               "   copy: the fastest of ordinary stores, non-temporal stores, and non-temporal stores with\n"
               "   the input prefetched 2 or 8 KiB ahead; in-place scale: the fastest of plain and\n"
               "   prefetched likewise; same bytes, same run)\n");
+  if (!r.paired.empty()) {
+    const int rounds = r.paired.begin()->second.rounds;
+    std::printf("\n issue 19's targets, paired: the median over %d rounds [quartiles], each round timing a batch of\n"
+                " the fused calls beside batches of each roof on the same tensors (bench/paired.hpp)\n",
+                rounds);
+  }
   for (const char* shape : {"A", "B"}) {
     for (const char* kind : {"Q/", "GQA/", "QK/"}) {
       const std::string w = kind + std::string(shape);
-      ratio(r, w + " fused out of place / best copy [GB/s]", f32(w, "out"), copy_roofs(w), 0.9, true);
-      ratio(r, w + " fused in place / in-place scale [GB/s]", f32(w, "in"), scale_roofs(w), 0.9, true);
+      paired(r, w + " fused out of place / best copy", w + "/out", 0.9);
+      paired(r, w + " fused in place / best in-place scale", w + "/in", 0.9);
     }
     for (const char* kind : {"Q/", "QK/"}) {
       const std::string w = kind + std::string(shape);
-      ratio(r, w + " 2 threads / 1 thread", f32(w, "out", 2), {f32(w, "out")}, 1.8);
+      paired(r, w + " 2 threads / 1 thread", w + "/2threads", 1.8);
+      paired(r, w + "   non-temporal copy: 2 threads / 1 (the machine's)", w + "/copy-2threads", 0);
+    }
+  }
+  paired(r, "QK/B bf16 / f32 [elements/s]", "QK/B/bf16", 1.7);
+  paired(r, "decode, 1 token x (32 + 8) heads, same position / best copy", "decode/1/out", 0.5);
+  paired(r, "decode, 1 token x (32 + 8) heads, new position / best copy", "decode/1/out-moving", 0.5);
+  std::printf("\n ratios of medians over the benchmarks' interleaved repetitions\n");
+  for (const char* shape : {"A", "B"}) {
+    for (const char* kind : {"Q/", "GQA/", "QK/"}) {
+      const std::string w = kind + std::string(shape);
+      ratio(r, w + " fused out of place / best copy [GB/s]", f32(w, "out"), copy_roofs(w), 0, true);
+      ratio(r, w + " fused in place / in-place scale [GB/s]", f32(w, "in"), scale_roofs(w), 0, true);
+    }
+    for (const char* kind : {"Q/", "QK/"}) {
+      const std::string w = kind + std::string(shape);
+      ratio(r, w + " 2 threads / 1 thread", f32(w, "out", 2), {f32(w, "out")}, 0);
       ratio(r, w + " non-temporal copy: 2 threads / 1 (the machine's scaling)", "copy_nontemporal_2threads/" + w,
             {"copy_nontemporal/" + w}, 0);
     }
   }
-  ratio(r, "QK/B bf16 / f32 [elements/s]", "fused/QK/B/bf16/half/out/1", {f32("QK/B", "out")}, 1.7);
-  ratio(r, "decode, 1 token x (32 + 8) heads, same position / best copy", f32("decode/1", "out"), copy_roofs("decode/1"), 0.5, true);
-  ratio(r, "decode, 1 token x (32 + 8) heads, new position / best copy", f32("decode/1", "out-moving"), copy_roofs("decode/1"), 0.5, true);
+  ratio(r, "QK/B bf16 / f32 [elements/s]", "fused/QK/B/bf16/half/out/1", {f32("QK/B", "out")}, 0);
+  ratio(r, "decode, 1 token x (32 + 8) heads, same position / best copy", f32("decode/1", "out"), copy_roofs("decode/1"), 0, true);
+  ratio(r, "decode, 1 token x (32 + 8) heads, new position / best copy", f32("decode/1", "out-moving"), copy_roofs("decode/1"), 0, true);
   ratio(r, "decode, 64 tokens x (32 + 8) heads, scattered / best copy", f32("decode/64", "out"), copy_roofs("decode/64"), 0, true);
   ratio(r, "decode, 64 tokens: 2 threads / 1 thread", f32("decode/64", "out", 2), {f32("decode/64", "out")}, 0);
   ratio(r, "QK/A interleaved / half layout", "fused/QK/A/f32/interleaved/out/1", {f32("QK/A", "out")}, 0.9);

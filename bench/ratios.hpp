@@ -5,16 +5,21 @@
 #include <string>
 #include <vector>
 
+#include "paired.hpp"
+
 namespace posenc::bench {
 
-// Keeps each benchmark's median over its repetitions, for the ratio table.
+// Keeps each benchmark's median over its repetitions, and each paired ratio (paired.hpp), for
+// the ratio table.
 class Recorder : public benchmark::ConsoleReporter {
  public:
   std::map<std::string, double> items, bytes;
+  std::map<std::string, PairedRatio> paired;
   void ReportRuns(const std::vector<Run>& runs) override;
 };
 
-// The ratio table: each ratio of medians from this one run, with its target where it has one.
+// The ratio table from this one run: issue 19's targets as paired ratios, then ratios of medians,
+// each with its target where it has one.
 void print_ratios(const Recorder& r);
 
 }  // namespace posenc::bench

@@ -1,6 +1,9 @@
 #pragma once
+#include <atomic>
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace posenc::bench {
@@ -9,9 +12,44 @@ namespace posenc::bench {
 // prefetch_distance_bytes).
 inline constexpr std::size_t kRoofPrefetchKiB[] = {2, 8};
 
-// copy/W, copy_nontemporal/W, scale_in_place/W and their prefetched forms (copy_roofs,
-// scale_roofs) for every workload W (common.hpp), and copy_nontemporal_2threads/W for those run
-// on 2 threads.
+// The loops a workload's roofs run (baselines.hpp), each with its benchmark's name prefix: the
+// copies (out of place: ordinary stores, non-temporal stores, and the latter with the input
+// prefetched) and the in-place scales (plain and prefetched). The fastest of each kind is the
+// roof; the registered benchmarks and the paired ratios (paired.hpp) run these same loops.
+struct CopyRoof {
+  std::string prefix;
+  std::function<void(const float* in, float* out, std::size_t n)> run;
+};
+struct ScaleRoof {
+  std::string prefix;
+  std::function<void(float* x, std::size_t n)> run;  // by 1: the values stay as they are
+};
+std::vector<CopyRoof> copy_loops();
+std::vector<ScaleRoof> scale_loops();
+
+// The non-temporal copy of n floats split in halves over two threads: the calling one and one
+// kept for the object's life, handed each run's half through an atomic it polls (the cheapest
+// hand-over there is: the roof for rope_apply's kept, polling workers, fast/src/workers.cpp).
+// Between runs the kept thread spins on its core.
+class TwoThreadCopy {
+ public:
+  TwoThreadCopy(const float* in, float* out, std::size_t n);
+  ~TwoThreadCopy();
+  TwoThreadCopy(const TwoThreadCopy&) = delete;
+  TwoThreadCopy& operator=(const TwoThreadCopy&) = delete;
+  void run();
+
+ private:
+  const float* in_;
+  float* out_;
+  std::size_t n_, half_;  // half_: the first thread's part, 64-byte aligned
+  int handed_ = 0;
+  std::atomic<int> calls_{0}, done_{0};  // runs handed over / finished; -1: stop
+  std::thread other_;  // last: started once the members it reads are
+};
+
+// PREFIX/W for every loop above and every workload W (common.hpp), and
+// copy_nontemporal_2threads/W for those run on 2 threads.
 void register_roofs();
 
 // The names of W's copies and of its in-place scales: the fastest of each is W's roof out of

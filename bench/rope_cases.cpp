@@ -1,25 +1,10 @@
 // posenc fast's rope_apply on the workloads engines run (common.hpp).
 #include "rope_cases.hpp"
 
-#include <cstring>
-#include <memory>
-
 #include "common.hpp"
 
 namespace posenc::bench {
 namespace {
-
-struct Case {
-  Workload w;
-  fast::DType d = fast::DType::f32;
-  RopeLayout layout = RopeLayout::half;
-  bool in_place = false, cached = false;
-  int threads = 1;
-  fast::Stores stores = fast::Stores::automatic;
-  // Every call 16 positions on (a new anchor, rope.cpp): a decode step's first layer. Otherwise
-  // the same positions every call, as its later layers see them.
-  bool moving = false;
-};
 
 // One tensor of the workload: tokens x heads x 128, contiguous.
 struct Tensor {
@@ -36,30 +21,7 @@ struct Tensor {
   }
 };
 
-void fast_rope(benchmark::State& state, const Case& c) {
-  const fast::RopePlan plan(llama(c.layout));
-  auto pos = positions(c.w);
-  std::vector<Tensor> x;
-  for (std::int64_t h : c.w.heads) {
-    Buffer<std::uint8_t> in = random_tensor(c.w.tokens * h * kDim, c.d);
-    x.push_back({h, in, Buffer<std::uint8_t>(in.size())});
-  }
-  const fast::Options options{fast::selected_isa(), c.threads, c.stores};
-  std::unique_ptr<fast::RopeCache> cache;
-  if (c.cached) cache = std::make_unique<fast::RopeCache>(plan, pos.front(), c.w.tokens, *options.isa);
-  const auto call = [&](std::int64_t heads, const fast::RopeTensor& q, const fast::RopeTensor& k) {
-    if (cache) return fast::rope_apply(*cache, c.d, c.w.tokens, heads, pos.data(), q, k, options);
-    fast::rope_apply(plan, c.d, c.w.tokens, heads, pos.data(), q, k, options);
-  };
-  for (auto _ : state) {
-    call(x[0].heads, x[0].view(c.in_place), x.size() == 2 ? x[1].view(c.in_place) : fast::RopeTensor{});
-    if (c.moving) {
-      for (auto& p : pos) p = p < 1'000'000 ? p + 16 : p % 16;
-    }
-    benchmark::ClobberMemory();
-  }
-  account(state, c.w, fast::size_of(c.d));
-}
+}  // namespace
 
 std::string name(const Case& c) {
   const char* mode = c.in_place                                ? "in"
@@ -69,6 +31,55 @@ std::string name(const Case& c) {
                                                                : "out";
   return std::string(c.cached ? "cached/" : "fused/") + c.w.name + "/" + std::string(fast::to_string(c.d)) + "/" +
          (c.layout == RopeLayout::half ? "half" : "interleaved") + "/" + mode + "/" + std::to_string(c.threads);
+}
+
+struct FastCall::State {
+  Case c;
+  fast::RopePlan plan;
+  std::vector<std::int64_t> pos;
+  std::vector<Tensor> x;
+  fast::Options options;
+  std::unique_ptr<fast::RopeCache> cache;
+};
+
+FastCall::FastCall(const Case& c)
+    : s_(new State{c, fast::RopePlan(llama(c.layout)), positions(c.w), {}, {fast::selected_isa(), c.threads, c.stores}, {}}) {
+  for (std::int64_t h : c.w.heads) {
+    Buffer<std::uint8_t> in = random_tensor(c.w.tokens * h * kDim, c.d);
+    s_->x.push_back({h, in, Buffer<std::uint8_t>(in.size())});
+  }
+  if (c.cached) s_->cache = std::make_unique<fast::RopeCache>(s_->plan, s_->pos.front(), c.w.tokens, *s_->options.isa);
+}
+
+FastCall::~FastCall() = default;
+
+void FastCall::call() {
+  State& s = *s_;
+  const fast::RopeTensor q = s.x[0].view(s.c.in_place), k = s.x.size() == 2 ? s.x[1].view(s.c.in_place) : fast::RopeTensor{};
+  if (s.cache) {
+    fast::rope_apply(*s.cache, s.c.d, s.c.w.tokens, s.x[0].heads, s.pos.data(), q, k, s.options);
+  } else {
+    fast::rope_apply(s.plan, s.c.d, s.c.w.tokens, s.x[0].heads, s.pos.data(), q, k, s.options);
+  }
+  if (s.c.moving) {
+    for (auto& p : s.pos) p = p < 1'000'000 ? p + 16 : p % 16;
+  }
+}
+
+std::uint8_t* FastCall::in(std::size_t i) { return s_->x.at(i).in.data(); }
+std::uint8_t* FastCall::out(std::size_t i) { return s_->c.in_place ? in(i) : s_->x.at(i).out.data(); }
+std::size_t FastCall::tensors() const { return s_->x.size(); }
+std::size_t FastCall::bytes(std::size_t i) const { return s_->x.at(i).in.size(); }
+
+namespace {
+
+void fast_rope(benchmark::State& state, const Case& c) {
+  FastCall f(c);
+  for (auto _ : state) {
+    f.call();
+    benchmark::ClobberMemory();
+  }
+  account(state, c.w, fast::size_of(c.d));
 }
 
 void add_case(const Case& c) {

@@ -1,9 +1,49 @@
 #pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
 
 namespace posenc::bench {
 
-// posenc fast on the workloads (common.hpp): fused/W/FORMAT/LAYOUT/MODE/THREADS, MODE out, in,
-// out-cached or out-streaming (the store mode forced); cached/... through a RopeCache.
+// One configuration of rope_apply on a workload.
+struct Case {
+  Workload w;
+  fast::DType d = fast::DType::f32;
+  RopeLayout layout = RopeLayout::half;
+  bool in_place = false, cached = false;
+  int threads = 1;
+  fast::Stores stores = fast::Stores::automatic;
+  // Every call 16 positions on (a new anchor, rope.cpp): a decode step's first layer. Otherwise
+  // the same positions every call, as its later layers see them.
+  bool moving = false;
+};
+
+// fused/W/FORMAT/LAYOUT/MODE/THREADS, MODE out, in, out-cached or out-streaming (the store mode
+// forced) or out-moving; cached/... through a RopeCache.
+std::string name(const Case& c);
+
+// A case's plan, positions and tensors (tokens x heads x 128 each, contiguous), made once; each
+// call() is one rope_apply on them.
+class FastCall {
+ public:
+  explicit FastCall(const Case& c);
+  ~FastCall();
+  void call();
+  // Tensor i's input and output (the same buffer in place): what its roofs run over.
+  std::uint8_t* in(std::size_t i);
+  std::uint8_t* out(std::size_t i);
+  std::size_t tensors() const;
+  std::size_t bytes(std::size_t i) const;  // of tensor i's input
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+// posenc fast on the workloads (common.hpp), named as name() says.
 void register_rope_cases();
 
 }  // namespace posenc::bench
