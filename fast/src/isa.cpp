@@ -178,9 +178,10 @@ std::size_t amd_l3_bytes() {
   return bytes;
 }
 
-std::size_t prefetch_distance_bytes() {
-  static const std::size_t bytes = amd_family() == 0x19 ? 2048 : 8192;
-  return bytes;
+std::size_t prefetch_distance_bytes(DType d, bool in_place) {
+  static const bool zen3_4 = amd_family() == 0x19;
+  if (!zen3_4) return 8192;
+  return d == DType::f32 && in_place ? 1024 : 2048;
 }
 }  // namespace detail
 

@@ -74,7 +74,8 @@ std::size_t core_cache_bytes();
 // on other CPUs or where sysfs lists none.
 std::size_t amd_l3_bytes();
 // How far ahead of the rotation its input rows are prefetched, in bytes (rope.cpp, prefetch_rows,
-// has the measurements): 2 KiB on AMD family 19h (Zen 3 and 4), 8 KiB on other CPUs.
-std::size_t prefetch_distance_bytes();
+// has the measurements): on AMD family 19h (Zen 3 and 4) 1 KiB for f32 in place, else 2 KiB; 8
+// KiB on other CPUs.
+std::size_t prefetch_distance_bytes(DType d, bool in_place);
 
 }  // namespace posenc::fast::detail

@@ -120,9 +120,15 @@ struct Rotation {
 // 3.68 against 2.66; Q out of place 3.94 against 3.43; Q and K of 8 out of place 5.03 against
 // 4.92, in place 4.24 against 4.20 (4 KiB: f32 as 8, bf16 4.08). Intel Xeon VM (AVX-512, 2 MiB
 // L2), Q alone, f32, 3 rounds: out of place 5.92-6.03 against 5.67-5.98, in place 5.88-6.12
-// against 5.58-5.71.
-std::int64_t prefetch_rows(const RopeParams& p, DType d) {
-  const auto bytes = static_cast<std::int64_t>(detail::prefetch_distance_bytes());
+// against 5.58-5.71. Issue 19's Zen 3 round, the same Zen 3 VM, in one process, each round a
+// batch at 1 KiB (or 4 KiB) beside a batch at 2 KiB on the same tensors (bench/paired.hpp), 31
+// rounds, the median of 2 KiB's time over the other's in two processes: f32 in place, 1 KiB, Q
+// 1.04 and 1.05, Q and 8 K heads 1.07 and 1.06, Q and K 1.06 and 1.05 (512 bytes: 0.97-1.04, 1.5
+// KiB 1.02-1.04); f32 out of place, 1 KiB, 0.98-1.04; bf16, 1 KiB, 0.92-0.96 in place and
+// 0.93-0.99 out; bf16, 4 KiB, 1.01-1.04 in place and 0.95-0.97 out. So f32 in place takes 1 KiB
+// there (the call's mode is Q's). A rule of thumb this is not: a measured optimum of one CPU.
+std::int64_t prefetch_rows(const RopeParams& p, DType d, bool in_place) {
+  const auto bytes = static_cast<std::int64_t>(detail::prefetch_distance_bytes(d, in_place));
   return std::max<std::int64_t>(1, bytes / (p.head_dim * static_cast<std::int64_t>(size_of(d))));
 }
 
@@ -257,7 +263,8 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
                   const RopeTensor& k, const Options& options) {
   const Isa isa = options.isa ? *options.isa : selected_isa();
   const double bytes = call_bytes(d, n_tokens, n_heads, plan.params().head_dim, q, k);
-  return {kernels(isa), plan, d, n_heads, streams(options, bytes), prefetches(bytes) ? prefetch_rows(plan.params(), d) : 0};
+  const std::int64_t ahead = prefetches(bytes) ? prefetch_rows(plan.params(), d, q.in == q.out) : 0;
+  return {kernels(isa), plan, d, n_heads, streams(options, bytes), ahead};
 }
 
 // Split [0, n) into `threads` contiguous ranges, run on the kept workers (workers.hpp); every
