@@ -10,7 +10,7 @@ namespace posenc::bench {
 
 // The distances, in KiB, of the prefetched roofs: those fast/ prefetches at (fast/src/isa.cpp,
 // prefetch_distance_bytes).
-inline constexpr std::size_t kRoofPrefetchKiB[] = {2, 8};
+inline constexpr std::size_t kRoofPrefetchKiB[] = {1, 2, 8};
 
 // The loops a workload's roofs run (baselines.hpp), each with its benchmark's name prefix: the
 // copies (out of place: ordinary stores, non-temporal stores, and the latter with the input
