@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 
 #include "baselines.hpp"
 #include "common.hpp"
@@ -33,7 +32,8 @@ constexpr double kBatchSeconds = 2e-3;  // each timed batch at least this long (
 // f32 tensors of a case as floats (Buffer<std::uint8_t> is 64-byte aligned).
 float* floats(std::uint8_t* p) { return reinterpret_cast<float*>(p); }
 
-// The case's copies (out of place, from its inputs to its outputs) or in-place scales.
+// The case's copies (out of place, from its inputs to its outputs) or in-place scales: float
+// loops, so for f32 cases only.
 std::vector<Work> roofs(FastCall& f, bool in_place) {
   std::vector<Work> b;
   if (in_place) {
