@@ -313,11 +313,18 @@ struct Anchor {
 };
 thread_local Anchor last_anchor;
 
-// This thread's last rows, slot i holding the last row of a block's token i with its key: a row
-// is reused when it is known to be the same, for a single-axis plan the same plan and position
-// (a decode step's later layers then compute no row at all), for M-RoPE the same token of the
-// same call (K's pass after Q's). Not zeroed: every row is written before its key says so
-// (zeroing a block's 16 KiB took ~15% of a one-token decode call).
+// This thread's last rows with their keys: a row is reused when it is known to be the same, for a
+// single-axis plan the same plan and position, for M-RoPE the same token of the same call (K's
+// pass after Q's). A call whose rows take at most kKeptRowBytes keeps each token's row in its own
+// slot (slot t: token t of the call), so that the next call at the same positions with the same
+// plan computes none: every layer of a forward pass rotates by the same positions (Hugging Face's
+// models compute their cos/sin once per pass for all layers: LlamaModel.forward,
+// position_embeddings), and a decode step's layers by one. A longer call uses a block's kBlock
+// slots (slot i: token i of its block), whose rows stay in L1 and L2, and keeps only its last
+// block. Not zeroed: every row is written before its key says so (zeroing a block's 16 KiB took
+// ~15% of a one-token decode call).
+constexpr std::size_t kKeptRowBytes = std::size_t{512} << 10;  // 512 tokens at head_dim 128
+
 struct KeptRows {
   struct Key {
     std::uint64_t plan = 0, call = 0;  // plan 0: none; call: 0 for single-axis rows
@@ -325,8 +332,9 @@ struct KeptRows {
     bool operator==(const Key&) const = default;
   };
   std::size_t floats = 0;  // per row (kernel_row_floats)
+  std::size_t slots = 0;
   std::unique_ptr<float[], LineAligned<float>::Delete> rows;
-  Key keys[kBlock];
+  std::vector<Key> keys;
   std::uint64_t calls = 0;
 };
 thread_local KeptRows kept_rows;
@@ -336,14 +344,17 @@ thread_local KeptRows kept_rows;
 // The fused path's rows, each computed when a token's first pass asks for it (unless kept).
 class FusedRows {
  public:
-  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions)
+  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions, std::int64_t n_tokens)
       : plan_(plan), kernels_(kernels), positions_(positions), kept_(kept_rows) {
-    const std::size_t floats = kernel_row_floats(plan);
-    if (kept_.floats != floats) {
-      kept_.floats = 0;
-      kept_.rows.reset(LineAligned<float>().allocate(static_cast<std::size_t>(kBlock) * floats));
-      std::fill_n(kept_.keys, kBlock, KeptRows::Key{});
+    const std::size_t floats = kernel_row_floats(plan), tokens = static_cast<std::size_t>(n_tokens);
+    by_token_ = tokens <= kKeptRowBytes / (floats * sizeof(float));
+    const std::size_t slots = by_token_ ? std::max(tokens, static_cast<std::size_t>(kBlock)) : kBlock;
+    if (kept_.floats != floats || kept_.slots < slots) {
+      kept_.floats = kept_.slots = 0;
+      kept_.keys.assign(slots, KeptRows::Key{});
+      kept_.rows.reset(LineAligned<float>().allocate(slots * floats));
       kept_.floats = floats;
+      kept_.slots = slots;
     }
     call_ = ++kept_.calls;
   }
@@ -352,9 +363,10 @@ class FusedRows {
     const std::int64_t axes = plan_.params().position_axes();
     const std::int64_t* position = positions_ + t * axes;
     const KeptRows::Key key = axes == 1 ? KeptRows::Key{plan_.id_, 0, *position} : KeptRows::Key{plan_.id_, call_, t};
-    float* c = kept_.rows.get() + static_cast<std::size_t>(i) * kept_.floats;
+    const auto at = static_cast<std::size_t>(by_token_ ? t : i);
+    float* c = kept_.rows.get() + at * kept_.floats;
     float* s = c + kept_.floats / 2;
-    KeptRows::Key& slot = kept_.keys[i];
+    KeptRows::Key& slot = kept_.keys[at];
     if (slot != key) {
       slot = {};
       row(position, c, s);
@@ -399,6 +411,7 @@ class FusedRows {
   const std::int64_t* positions_;
   KeptRows& kept_;
   std::uint64_t call_;
+  bool by_token_;  // slot t for token t, else slot i for token i of its block
 };
 
 }  // namespace detail
@@ -528,7 +541,7 @@ void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
   for (std::int64_t i = 0; i < n_tokens * axes; ++i) check_position(positions[i], "rope.position");  // before any write
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions));
+    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions, n_tokens));
   });
 }
 

@@ -15,10 +15,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <span>
 #include <thread>
+#include <utility>
 
 #include "elements.hpp"
 #include "posenc/errors.hpp"
@@ -376,6 +378,49 @@ TEST(Fast, KeptRowsAndAnchorsGiveAFreshThreadsBits) {
           EXPECT_EQ(rotate(pos, isa), fresh) << to_string(isa) << " axes " << axes << " position " << pos.back();
         }
       }
+    }
+  }
+}
+
+// A call whose rows fit in what a thread keeps (rope.cpp, kKeptRowBytes: 512 rows at head_dim
+// 128) keeps one per token, which the next call reuses where plan and position are the same (the
+// layers of a forward pass): calls in turn at the same, shifted and reversed positions, with
+// another plan, and around a call too long to keep every row, each give a RopeCache's bits.
+TEST(Fast, RowsKeptAcrossCallsGiveACachesBits) {
+  RopeParams p = params(RopeLayout::half, 128, 128);
+  const RopePlan plan(p);
+  p.base = 20000;
+  const RopePlan other(p);
+  std::vector<float> x(700 * 128);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25f + static_cast<float>(i % 13) / 8;
+  const auto rotate = [&](const RopePlan& pl, const std::vector<std::int64_t>& positions, std::optional<Isa> isa) {
+    std::vector<float> y(positions.size() * 128);
+    RopeTensor t;
+    t.in = x.data();
+    t.out = y.data();
+    t.in_token_stride = t.out_token_stride = t.in_head_stride = t.out_head_stride = 128;
+    const auto n = static_cast<std::int64_t>(positions.size());
+    if (isa) {
+      rope_apply(pl, DType::f32, n, 1, positions.data(), t, {}, {*isa});
+    } else {
+      const auto [low, high] = std::minmax_element(positions.begin(), positions.end());
+      const RopeCache cache(pl, *low, *high - *low + 1, Isa::scalar);
+      rope_apply(cache, DType::f32, n, 1, positions.data(), t, {}, {Isa::scalar});
+    }
+    return y;
+  };
+  std::vector<std::int64_t> first(40), long_call(700);
+  std::iota(first.begin(), first.end(), 1000);
+  std::iota(long_call.begin(), long_call.end(), 990);
+  std::vector<std::int64_t> shifted = first, reversed(first.rbegin(), first.rend());
+  for (auto& position : shifted) position += 1;
+  const std::vector<std::pair<const RopePlan*, const std::vector<std::int64_t>*>> calls{
+      {&plan, &first}, {&plan, &first},     {&plan, &shifted}, {&plan, &reversed},
+      {&other, &reversed}, {&plan, &long_call}, {&plan, &first}, {&other, &first}};
+  for (Isa isa : supported_isas()) {
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const auto& [pl, positions] = calls[i];
+      EXPECT_EQ(rotate(*pl, *positions, isa), rotate(*pl, *positions, std::nullopt)) << to_string(isa) << " call " << i;
     }
   }
 }
