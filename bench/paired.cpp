@@ -93,10 +93,13 @@ void register_paired() {
     for (const char* kind : {"Q/", "GQA/", "QK/"}) {
       const Workload w = workload(kind + std::string(shape));
       for (const bool in_place : {false, true}) {
-        add_paired("paired/" + w.name + (in_place ? "/in" : "/out"), [w, in_place] {
-          FastCall f({.w = w, .in_place = in_place});
-          return paired_ratio([&f] { f.call(); }, roofs(f, in_place), kRounds);
-        });
+        for (const bool moving : {false, true}) {
+          const std::string mode = std::string(in_place ? "/in" : "/out") + (moving ? "-moving" : "");
+          add_paired("paired/" + w.name + mode, [w, in_place, moving] {
+            FastCall f({.w = w, .in_place = in_place, .moving = moving});
+            return paired_ratio([&f] { f.call(); }, roofs(f, in_place), kRounds);
+          });
+        }
       }
     }
     for (const char* kind : {"Q/", "QK/"}) {

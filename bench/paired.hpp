@@ -19,7 +19,10 @@ PairedRatio paired_ratio(const std::function<void()>& a, const std::vector<std::
 
 // paired/...: the ratios issue 19 sets targets for, each as a benchmark with counters ratio,
 // q1, q3 and rounds (ratios.cpp prints them): fused f32 against the same tensors' copies (out of
-// place) and in-place scales (in place) for Q, GQA and QK at shapes A and B; 2 threads against 1
+// place) and in-place scales (in place) for Q, GQA and QK at shapes A and B, at the same
+// positions every call (a forward pass's later layers, whose rows the call keeps: rope.cpp,
+// KeptRows) and 16 positions on every call (-moving: every row computed, as a pass's first layer
+// computes them); 2 threads against 1
 // (and the non-temporal copy likewise: the machine's own scaling); bf16 against f32 elements
 // per second; decode against the copies of its bytes.
 void register_paired();

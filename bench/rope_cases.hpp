@@ -16,8 +16,9 @@ struct Case {
   bool in_place = false, cached = false;
   int threads = 1;
   fast::Stores stores = fast::Stores::automatic;
-  // Every call 16 positions on (a new anchor, rope.cpp): a decode step's first layer. Otherwise
-  // the same positions every call, as its later layers see them.
+  // Every call 16 positions on (a new anchor, rope.cpp; no row kept from the last call): a decode
+  // step's or a forward pass's first layer. Otherwise the same positions every call, as its later
+  // layers see them.
   bool moving = false;
 };
 
