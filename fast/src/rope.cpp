@@ -105,6 +105,7 @@ struct Rotation {
   std::int64_t n_heads;  // of a tensor whose RopeTensor::heads is 0
   bool stream;  // out-of-place outputs with non-temporal stores
   std::int64_t prefetch_ahead;  // 0: none
+  std::int64_t pass;  // tokens whose Q is rotated before their K (rows_kept)
 };
 
 // How far ahead rows are prefetched (detail::prefetch_distance_bytes), in whole rows, at least
@@ -159,12 +160,21 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
   r.kernels.rotate({first, count, x.in_token_stride * size, x.out_token_stride * size, rows, sines});
 }
 
-// Tokens [begin, end) in blocks of kBlock: Q's tokens of the block, then K's, so that each tensor
-// is read in long runs (alternating every token costs ~10% at DRAM bandwidth). rows(t, i) gives
-// token t's row (its cosines; kernels.hpp, TokenRun), i = t - block start; the fused path
-// computes it on the Q pass. Each tensor's tokens of a block go to the kernels as one run: one
-// call and one choice of kernel per run, not per token. On a Zen 5 VM (AVX-512, f32, head_dim
-// 128), in batches alternating with a baseline over the same memory in one process, 4 processes
+// Tokens [begin, end) in passes of r.pass tokens: the pass's Q tokens, then its K tokens, so that
+// each tensor is read in long runs (alternating every token costs ~10% at DRAM bandwidth). rows(t)
+// gives token t's row (its cosines; kernels.hpp, TokenRun); the fused path computes it on the Q
+// pass and keeps it for K's (rows_kept: a pass is as long as the rows kept). Within a pass each
+// tensor's tokens go to the kernels in runs of kBlock: one call and one choice of kernel per run,
+// not per token. A pass was a block of kBlock tokens until issue 19's Zen 3 round; a call whose
+// rows are all kept (at most 512 tokens at head_dim 128) now takes one pass. On a Zen 3 VM (AVX2),
+// both builds loaded into one process and called in alternating batches on the same memory, 21
+// rounds, median of the old build's time over the new one's, f32, 512 tokens x Q of 32 heads and
+// K of 32: in place 1.11-1.27 (3 processes), out of place 1.10-1.15; with new positions every
+// call (every row computed) 1.13 both; with K of 8, 1.02-1.06 and 1.01-1.03; Q alone 0.99-1.02.
+// Passes of 512 tokens in the longer calls, the rows read back from the L3 on K's pass, measured
+// no faster at 4096 tokens (0.95-1.03), so those keep passes of kBlock.
+// The runs, measured before the passes: on a Zen 5 VM (AVX-512, f32, head_dim 128),
+// in batches alternating with a baseline over the same memory in one process, 4 processes
 // each, a call per token against a run per block: 512 tokens x 32 heads in place 0.74-0.79 of
 // an in-place scale's speed to 0.79-0.84 (0.72-0.76 of a hand-written rotation loop's to
 // 0.80-0.84), with 8 K heads 0.72-0.85 to 0.79-0.93; 4096 tokens in place 0.83-0.88 to
@@ -191,20 +201,33 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
 // faster on shape B.)
 constexpr std::int64_t kBlock = 16;
 
+// The rows a thread keeps through a call and after it (detail::KeptRows): every token's where the
+// call's rows take at most kKeptRowBytes (the layers of a forward pass then compute none after the
+// first), else a block's.
+constexpr std::size_t kKeptRowBytes = std::size_t{512} << 10;  // 512 tokens at head_dim 128
+std::int64_t rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
+  const auto all = static_cast<std::int64_t>(kKeptRowBytes / (kernel_row_floats(plan) * sizeof(float)));
+  return n_tokens <= all ? std::max(n_tokens, kBlock) : kBlock;
+}
+
 template <class Rows>
 void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, const RopeTensor& q, const RopeTensor& k,
                    Rows rows) {
   const std::int64_t q_run = streamed(r, q) ? 1 : kBlock;
-  const float* block_rows[kBlock];
-  for (std::int64_t b = begin; b < end; b += kBlock) {
-    const std::int64_t e = std::min(end, b + kBlock);
+  const float* run_rows[kBlock];
+  for (std::int64_t b = begin; b < end; b += r.pass) {
+    const std::int64_t e = std::min(end, b + r.pass);
     const TokenOf after{e < end ? &q : nullptr, e};
-    for (std::int64_t t0 = b; t0 < e; t0 += q_run) {
-      const std::int64_t t1 = std::min(e, t0 + q_run);
-      for (std::int64_t t = t0; t < t1; ++t) block_rows[t - b] = rows(t, t - b);
-      rotate_run(r, q, t0, t1 - t0, block_rows + (t0 - b), t1 < e ? TokenOf{&q, t1} : k.in ? TokenOf{&k, b} : after);
+    for (const RopeTensor* x : {&q, &k}) {
+      if (!x->in) continue;
+      const std::int64_t run = x == &q ? q_run : kBlock;
+      const TokenOf last = x == &q && k.in ? TokenOf{&k, b} : after;
+      for (std::int64_t t0 = b; t0 < e; t0 += run) {
+        const std::int64_t t1 = std::min(e, t0 + run);
+        for (std::int64_t t = t0; t < t1; ++t) run_rows[t - t0] = rows(t);
+        rotate_run(r, *x, t0, t1 - t0, run_rows, t1 < e ? TokenOf{x, t1} : last);
+      }
     }
-    if (k.in) rotate_run(r, k, b, e - b, block_rows, after);
   }
   if (r.stream) _mm_sfence();  // order the non-temporal stores before the caller reads
 }
@@ -264,7 +287,7 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
   const Isa isa = options.isa ? *options.isa : selected_isa();
   const double bytes = call_bytes(d, n_tokens, n_heads, plan.params().head_dim, q, k);
   const std::int64_t ahead = prefetches(bytes) ? prefetch_rows(plan.params(), d, q.in == q.out) : 0;
-  return {kernels(isa), plan, d, n_heads, streams(options, bytes), ahead};
+  return {kernels(isa), plan, d, n_heads, streams(options, bytes), ahead, rows_kept(plan, n_tokens)};
 }
 
 // Split [0, n) into `threads` contiguous ranges, run on the kept workers (workers.hpp); every
@@ -315,15 +338,14 @@ thread_local Anchor last_anchor;
 
 // This thread's last rows with their keys: a row is reused when it is known to be the same, for a
 // single-axis plan the same plan and position, for M-RoPE the same token of the same call (K's
-// pass after Q's). A call whose rows take at most kKeptRowBytes keeps each token's row in its own
-// slot (slot t: token t of the call), so that the next call at the same positions with the same
-// plan computes none: every layer of a forward pass rotates by the same positions (Hugging Face's
-// models compute their cos/sin once per pass for all layers: LlamaModel.forward,
-// position_embeddings), and a decode step's layers by one. A longer call uses a block's kBlock
-// slots (slot i: token i of its block), whose rows stay in L1 and L2, and keeps only its last
+// pass after Q's). Token t's row is in slot t mod rows_kept: a call whose rows take at most
+// kKeptRowBytes keeps each token's row in its own slot, so that the next call at the same
+// positions with the same plan computes none: every layer of a forward pass rotates by the same
+// positions (Hugging Face's models compute their cos/sin once per pass for all layers:
+// LlamaModel.forward, position_embeddings), and a decode step's layers by one. A longer call uses
+// kBlock slots, whose rows stay in L1 and L2 between a block's Q and K, and keeps only its last
 // block. Not zeroed: every row is written before its key says so (zeroing a block's 16 KiB took
 // ~15% of a one-token decode call).
-constexpr std::size_t kKeptRowBytes = std::size_t{512} << 10;  // 512 tokens at head_dim 128
 
 struct KeptRows {
   struct Key {
@@ -341,29 +363,28 @@ thread_local KeptRows kept_rows;
 
 }  // namespace
 
-// The fused path's rows, each computed when a token's first pass asks for it (unless kept).
+// The fused path's rows, each computed when a token's first tensor asks for it (unless kept), in
+// `slots` slots (rows_kept).
 class FusedRows {
  public:
-  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions, std::int64_t n_tokens)
-      : plan_(plan), kernels_(kernels), positions_(positions), kept_(kept_rows) {
-    const std::size_t floats = kernel_row_floats(plan), tokens = static_cast<std::size_t>(n_tokens);
-    by_token_ = tokens <= kKeptRowBytes / (floats * sizeof(float));
-    const std::size_t slots = by_token_ ? std::max(tokens, static_cast<std::size_t>(kBlock)) : kBlock;
-    if (kept_.floats != floats || kept_.slots < slots) {
+  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions, std::int64_t slots)
+      : plan_(plan), kernels_(kernels), positions_(positions), kept_(kept_rows), slots_(static_cast<std::size_t>(slots)) {
+    const std::size_t floats = kernel_row_floats(plan);
+    if (kept_.floats != floats || kept_.slots < slots_) {
       kept_.floats = kept_.slots = 0;
-      kept_.keys.assign(slots, KeptRows::Key{});
-      kept_.rows.reset(LineAligned<float>().allocate(slots * floats));
+      kept_.keys.assign(slots_, KeptRows::Key{});
+      kept_.rows.reset(LineAligned<float>().allocate(slots_ * floats));
       kept_.floats = floats;
-      kept_.slots = slots;
+      kept_.slots = slots_;
     }
     call_ = ++kept_.calls;
   }
 
-  const float* operator()(std::int64_t t, std::int64_t i) {
+  const float* operator()(std::int64_t t) {
     const std::int64_t axes = plan_.params().position_axes();
     const std::int64_t* position = positions_ + t * axes;
     const KeptRows::Key key = axes == 1 ? KeptRows::Key{plan_.id_, 0, *position} : KeptRows::Key{plan_.id_, call_, t};
-    const auto at = static_cast<std::size_t>(by_token_ ? t : i);
+    const auto at = static_cast<std::size_t>(t) % slots_;
     float* c = kept_.rows.get() + at * kept_.floats;
     float* s = c + kept_.floats / 2;
     KeptRows::Key& slot = kept_.keys[at];
@@ -410,8 +431,8 @@ class FusedRows {
   const Kernels& kernels_;
   const std::int64_t* positions_;
   KeptRows& kept_;
+  std::size_t slots_;
   std::uint64_t call_;
-  bool by_token_;  // slot t for token t, else slot i for token i of its block
 };
 
 }  // namespace detail
@@ -541,7 +562,7 @@ void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
   for (std::int64_t i = 0; i < n_tokens * axes; ++i) check_position(positions[i], "rope.position");  // before any write
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions, n_tokens));
+    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions, r.pass));
   });
 }
 
@@ -552,7 +573,7 @@ void rope_apply(const RopeCache& cache, DType d, std::int64_t n_tokens, std::int
   for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, [&](std::int64_t t, std::int64_t) { return cache.row(positions[t]); });
+    rotate_tokens(r, begin, end, q, k, [&](std::int64_t t) { return cache.row(positions[t]); });
   });
 }
 

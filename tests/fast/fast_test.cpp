@@ -54,9 +54,10 @@ struct Batch {
 // Rows padded by `pad` elements: strides are honoured; a pad of 8 keeps rows 16-byte aligned, so
 // that non-temporal stores are used where the rows allow, 3 does not, and 16 (f32) or 32 (bf16)
 // keeps head_dim 128's rows 64-byte aligned, where the AVX-512 path writes whole lines.
-Batch random_batch(const RopeParams& p, DType d, std::uint32_t seed, std::int64_t pad) {
+Batch random_batch(const RopeParams& p, DType d, std::uint32_t seed, std::int64_t pad, std::int64_t tokens = 37) {
   std::mt19937 rng(seed);
   Batch b;
+  b.tokens = tokens;
   b.stride = p.head_dim + pad;
   // Scattered positions, then a run of consecutive ones across two anchors of the angle
   // addition (RopePlan::kSteps), which the thread splits cut at different tokens.
@@ -240,38 +241,51 @@ std::string error_of(F f) {
 }
 
 // Grouped-query attention: K with its own (fewer) heads in Q's call gives the bits of a call per
-// tensor, on every thread count and store mode.
+// tensor, on every thread count and store mode, out of place and in place: in a call whose rows
+// are all kept (37 tokens), rotated as one pass, Q's tokens then K's, and in a longer one (600
+// tokens at head_dim 128), in passes of a block (rope.cpp, rotate_tokens). The comparisons across
+// paths cannot show a K token rotated by another token's row: every path shares the driver that
+// hands rows out, and the suite rotates Q alone.
 TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
   for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
-    for (DType d : {DType::f32, DType::bf16}) {
+    for (auto [d, tokens] : {std::pair{DType::f32, 37}, {DType::bf16, 37}, {DType::f32, 600}}) {
       const RopeParams p = params(layout, 128, 128);
       const RopePlan plan(p);
-      const Batch b = random_batch(p, d, 5, 8);
+      const Batch b = random_batch(p, d, 5, 8, tokens);
       const auto k_bytes = static_cast<std::size_t>(b.tokens * b.stride) * size_of(d);  // 1 head per token
       const Bytes k_in(b.k.begin(), b.k.begin() + static_cast<std::ptrdiff_t>(k_bytes));
-      const auto k_tensor = [&](Bytes& out) {
+      const auto k_tensor = [&](const Bytes& in, Bytes& out) {
         RopeTensor k;
-        k.in = k_in.data();
+        k.in = in.data();
         k.out = out.data();
         k.in_token_stride = k.out_token_stride = k.in_head_stride = k.out_head_stride = b.stride;
         k.heads = 1;
         return k;
       };
-      Bytes q0(b.q.size()), k0(k_bytes);
+      // Outputs start as copies of the inputs, so that the padding between rows (never written)
+      // compares equal in place and out of place.
+      Bytes q0 = b.q, k0 = k_in;
       rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q0), {}, {Isa::scalar, 1});
-      RopeTensor k_alone = k_tensor(k0);
+      EXPECT_NE(q0, b.q);
+      RopeTensor k_alone = k_tensor(k_in, k0);
       k_alone.heads = 0;
       rope_apply(plan, d, b.tokens, 1, b.positions.data(), k_alone, {}, {Isa::scalar, 1});
-      for (int threads : {1, 2}) {
-        for (Stores stores : {Stores::automatic, Stores::streaming}) {
-          Bytes q(b.q.size()), k(k_bytes);
-          rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), k_tensor(k), {GetParam(), threads, stores});
-          EXPECT_EQ(q, q0) << to_string(d) << " " << threads << " threads";
-          EXPECT_EQ(k, k0) << to_string(d) << " " << threads << " threads";
+      for (int threads : {1, 2, 3}) {
+        for (Stores stores : {Stores::automatic, Stores::cached, Stores::streaming}) {
+          const std::string what = std::string(to_string(d)) + ", " + std::to_string(tokens) + " tokens, " +
+                                   std::to_string(threads) + " threads, stores " + std::to_string(static_cast<int>(stores));
+          Bytes q = b.q, k = k_in;
+          rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), k_tensor(k_in, k), {GetParam(), threads, stores});
+          EXPECT_EQ(q, q0) << what;
+          EXPECT_EQ(k, k0) << what;
+          Bytes qi = b.q, ki = k_in;
+          rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, qi, qi), k_tensor(ki, ki), {GetParam(), threads, stores});
+          EXPECT_EQ(qi, q0) << what << ", in place";
+          EXPECT_EQ(ki, k0) << what << ", in place";
         }
       }
       Bytes k(k_bytes);
-      RopeTensor bad = k_tensor(k);
+      RopeTensor bad = k_tensor(k_in, k);
       bad.heads = -1;
       Bytes q(b.q.size());
       EXPECT_NE(error_of([&] { rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), bad); })
