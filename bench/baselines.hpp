@@ -9,6 +9,8 @@ void stream_copy_nontemporal(const float* in, float* out, std::size_t n);
 void stream_scale_in_place(float* x, std::size_t n, float s);
 void stream_copy_nontemporal_prefetched(const float* in, float* out, std::size_t n, std::size_t ahead_bytes);
 void stream_scale_in_place_prefetched(float* x, std::size_t n, float s, std::size_t ahead_bytes);
+void stream_copy_nontemporal_streams(const float* in, float* out, std::size_t n, std::size_t streams);
+void stream_scale_in_place_streams(float* x, std::size_t n, float s, std::size_t streams);
 void naive_rope(const float* x, float* y, const std::int64_t* positions, std::int64_t tokens, std::int64_t heads,
                 std::int64_t dim, float base);
 void table_rope(const float* x, float* y, const float* cos_table, const float* sin_table, std::int64_t tokens,

@@ -82,6 +82,8 @@ std::vector<CopyRoof> copy_loops() {
                        stream_copy_nontemporal_prefetched(in, out, n, ahead);
                      }});
   }
+  loops.push_back({"copy_nontemporal_2streams",
+                   [](const float* in, float* out, std::size_t n) { stream_copy_nontemporal_streams(in, out, n, 2); }});
   return loops;
 }
 
@@ -91,6 +93,10 @@ std::vector<ScaleRoof> scale_loops() {
     loops.push_back({prefetched("scale_in_place", kib), [ahead = kib * 1024](float* x, std::size_t n) {
                        stream_scale_in_place_prefetched(x, n, 1.0f, ahead);
                      }});
+  }
+  for (const std::size_t streams : {2, 4}) {
+    loops.push_back({"scale_in_place_" + std::to_string(streams) + "streams",
+                     [streams](float* x, std::size_t n) { stream_scale_in_place_streams(x, n, 1.0f, streams); }});
   }
   return loops;
 }
