@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -176,6 +177,19 @@ unsigned amd_family() {
 std::size_t amd_l3_bytes() {
   static const std::size_t bytes = amd_family() != 0 ? sysfs_cache_bytes(3) : 0;
   return bytes;
+}
+
+namespace {
+std::atomic<std::int64_t> forced_streams{0};
+}  // namespace
+
+void force_in_place_streams(std::int64_t streams) { forced_streams.store(streams, std::memory_order_relaxed); }
+
+std::int64_t in_place_streams(DType d, bool beyond_caches) {
+  static const bool zen3_4 = amd_family() == 0x19;
+  const std::int64_t forced = forced_streams.load(std::memory_order_relaxed);
+  if (forced > 0) return forced;
+  return zen3_4 && d != DType::bf16 && beyond_caches ? kMaxStreams : 1;
 }
 
 std::size_t prefetch_distance_bytes(DType d, bool in_place) {

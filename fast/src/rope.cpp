@@ -106,6 +106,8 @@ struct Rotation {
   bool stream;  // out-of-place outputs with non-temporal stores
   std::int64_t prefetch_ahead;  // 0: none
   std::int64_t pass;  // tokens whose Q is rotated before their K (rows_kept)
+  bool all_rows_kept;  // a row per token kept (pass: the whole call)
+  std::int64_t streams;  // of a thread's tokens at once (rotate_streams), 1: none
 };
 
 // How far ahead rows are prefetched (detail::prefetch_distance_bytes), in whole rows, at least
@@ -146,7 +148,7 @@ struct TokenOf {
 // with the row at rows[k] (cosines; the sines kernel_row_floats / 2 on), prefetching from `next`
 // (the token rotated after the last, x null if none).
 void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int64_t count, const float* const* rows,
-                TokenOf next) {
+                TokenOf next, std::int64_t streams = 1, std::int64_t stream_tokens = 0, std::int64_t stream_rows = 0) {
   const RopeParams& p = r.plan.params();
   const auto size = static_cast<std::ptrdiff_t>(size_of(r.dtype));
   const auto input = [size](const TokenOf& u) { return static_cast<const char*>(u.x->in) + u.t * u.x->in_token_stride * size; };
@@ -157,7 +159,8 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
                                 x.in_head_stride * size, x.out_head_stride * size, heads_of(x, r.n_heads),
                                 next.x ? input(next) : nullptr, next.x ? next.x->in_head_stride * size : 0,
                                 next.x ? heads_of(*next.x, r.n_heads) : 0, r.prefetch_ahead};
-  r.kernels.rotate({first, count, x.in_token_stride * size, x.out_token_stride * size, rows, sines});
+  r.kernels.rotate({first, count, x.in_token_stride * size, x.out_token_stride * size, rows, sines, streams, stream_rows,
+                    stream_tokens * x.in_token_stride * size, stream_tokens * x.out_token_stride * size});
 }
 
 // Tokens [begin, end) in passes of r.pass tokens: the pass's Q tokens, then its K tokens, so that
@@ -205,14 +208,51 @@ constexpr std::int64_t kBlock = 16;
 // call's rows take at most kKeptRowBytes (the layers of a forward pass then compute none after the
 // first), else a block's.
 constexpr std::size_t kKeptRowBytes = std::size_t{512} << 10;  // 512 tokens at head_dim 128
-std::int64_t rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
-  const auto all = static_cast<std::int64_t>(kKeptRowBytes / (kernel_row_floats(plan) * sizeof(float)));
-  return n_tokens <= all ? std::max(n_tokens, kBlock) : kBlock;
+bool all_rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
+  return n_tokens <= static_cast<std::int64_t>(kKeptRowBytes / (kernel_row_floats(plan) * sizeof(float)));
+}
+
+// Tokens [begin, begin + streams * per) as `streams` runs of `per` tokens at once (kernels.hpp,
+// TokenRun::streams: head h of each stream's token before head h + 1), in blocks of kBlock tokens
+// per stream: Q's runs of the block, then K's. rows(t, i): token t's row, i its index among the
+// block's tokens of every stream. Where: in place, beyond the caches (Rotation::streams), as one
+// sequential stream there leaves the memory idle much of the time. Issue 19's second Zen 3 round
+// (AMD family 19h model 1, AVX2), hand-written loops over 64 MiB in place, alternating batches:
+// an in-place scale in 4 parts at once (a line of each in turn) 2.9-3.6 ms against 3.8-4.4 in
+// one stream, a rotation loop 3.3-3.9 against 4.4-5.1 (4 parts of 4 KiB in turn instead: as one
+// stream). Both builds of the fast path in one process, alternating batches, 9-11 rounds, median
+// of the one-stream build's time over the 4-stream build's, f32 half layout, in place, 4096 tokens:
+// Q of 32 heads 1.22, 1.24, 1.22, 1.02 and 0.95 (5 processes); Q and K of 8 1.18, 1.18, 0.97;
+// Q and K of 32 1.19, 1.22; interleaved 1.25; f16 1.09; 2 threads 1.12; 2048 tokens 1.38. Not
+// taken: 2 streams (0.99), out of place (non-temporal stores from 4 places: 0.90-1.02), bf16
+// (Q and K of 32: 0.90; its split kernel's reordered rows per stream cost more than the streams
+// give).
+template <class Rows>
+void rotate_streams(const Rotation& r, std::int64_t begin, std::int64_t per, std::int64_t streams, const RopeTensor& q,
+                    const RopeTensor& k, Rows& rows) {
+  const std::int64_t q_run = streamed(r, q) ? 1 : kBlock;
+  const float* block_rows[kBlock * detail::kMaxStreams];
+  for (std::int64_t b = 0; b < per; b += kBlock) {
+    const std::int64_t e = std::min(per, b + kBlock);
+    for (std::int64_t t0 = b; t0 < e; t0 += q_run) {
+      const std::int64_t t1 = std::min(e, t0 + q_run);
+      for (std::int64_t s = 0; s < streams; ++s) {
+        for (std::int64_t t = t0; t < t1; ++t) block_rows[s * kBlock + t - b] = rows(begin + s * per + t, s * kBlock + t - b);
+      }
+      rotate_run(r, q, begin + t0, t1 - t0, block_rows + (t0 - b), {}, streams, per, kBlock);
+    }
+    if (k.in) rotate_run(r, k, begin + b, e - b, block_rows, {}, streams, per, kBlock);
+  }
 }
 
 template <class Rows>
 void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, const RopeTensor& q, const RopeTensor& k,
                    Rows rows) {
+  if (r.streams > 1 && end - begin >= r.streams * kBlock) {
+    const std::int64_t per = (end - begin) / r.streams;
+    rotate_streams(r, begin, per, r.streams, q, k, rows);
+    begin += r.streams * per;
+  }
   const std::int64_t q_run = streamed(r, q) ? 1 : kBlock;
   const float* run_rows[kBlock];
   for (std::int64_t b = begin; b < end; b += r.pass) {
@@ -224,7 +264,7 @@ void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, cons
       const TokenOf last = x == &q && k.in ? TokenOf{&k, b} : after;
       for (std::int64_t t0 = b; t0 < e; t0 += run) {
         const std::int64_t t1 = std::min(e, t0 + run);
-        for (std::int64_t t = t0; t < t1; ++t) run_rows[t - t0] = rows(t);
+        for (std::int64_t t = t0; t < t1; ++t) run_rows[t - t0] = rows(t, t - b);
         rotate_run(r, *x, t0, t1 - t0, run_rows, t1 < e ? TokenOf{x, t1} : last);
       }
     }
@@ -287,7 +327,11 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
   const Isa isa = options.isa ? *options.isa : selected_isa();
   const double bytes = call_bytes(d, n_tokens, n_heads, plan.params().head_dim, q, k);
   const std::int64_t ahead = prefetches(bytes) ? prefetch_rows(plan.params(), d, q.in == q.out) : 0;
-  return {kernels(isa), plan, d, n_heads, streams(options, bytes), ahead, rows_kept(plan, n_tokens)};
+  const bool all_kept = all_rows_kept(plan, n_tokens);
+  const bool in_place = q.in == q.out && (!k.in || k.in == k.out);
+  const std::int64_t at_once = in_place && !all_kept ? detail::in_place_streams(d, prefetches(bytes)) : 1;
+  return {kernels(isa), plan, d, n_heads, streams(options, bytes), ahead, all_kept ? std::max(n_tokens, kBlock) : kBlock,
+          all_kept, at_once};
 }
 
 // Split [0, n) into `threads` contiguous ranges, run on the kept workers (workers.hpp); every
@@ -367,8 +411,10 @@ thread_local KeptRows kept_rows;
 // `slots` slots (rows_kept).
 class FusedRows {
  public:
-  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions, std::int64_t slots)
-      : plan_(plan), kernels_(kernels), positions_(positions), kept_(kept_rows), slots_(static_cast<std::size_t>(slots)) {
+  FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions, std::int64_t n_tokens,
+            bool by_token)
+      : plan_(plan), kernels_(kernels), positions_(positions), kept_(kept_rows),
+        slots_(static_cast<std::size_t>(by_token ? std::max(n_tokens, kBlock) : kBlock * kMaxStreams)), by_token_(by_token) {
     const std::size_t floats = kernel_row_floats(plan);
     if (kept_.floats != floats || kept_.slots < slots_) {
       kept_.floats = kept_.slots = 0;
@@ -380,11 +426,11 @@ class FusedRows {
     call_ = ++kept_.calls;
   }
 
-  const float* operator()(std::int64_t t) {
+  const float* operator()(std::int64_t t, std::int64_t i) {
     const std::int64_t axes = plan_.params().position_axes();
     const std::int64_t* position = positions_ + t * axes;
     const KeptRows::Key key = axes == 1 ? KeptRows::Key{plan_.id_, 0, *position} : KeptRows::Key{plan_.id_, call_, t};
-    const auto at = static_cast<std::size_t>(t) % slots_;
+    const auto at = static_cast<std::size_t>(by_token_ ? t : i);
     float* c = kept_.rows.get() + at * kept_.floats;
     float* s = c + kept_.floats / 2;
     KeptRows::Key& slot = kept_.keys[at];
@@ -432,6 +478,7 @@ class FusedRows {
   const std::int64_t* positions_;
   KeptRows& kept_;
   std::size_t slots_;
+  bool by_token_;  // slot t for token t, else slot i (rotate_tokens)
   std::uint64_t call_;
 };
 
@@ -562,7 +609,7 @@ void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
   for (std::int64_t i = 0; i < n_tokens * axes; ++i) check_position(positions[i], "rope.position");  // before any write
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions, r.pass));
+    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions, n_tokens, r.all_rows_kept));
   });
 }
 
@@ -573,7 +620,7 @@ void rope_apply(const RopeCache& cache, DType d, std::int64_t n_tokens, std::int
   for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, [&](std::int64_t t) { return cache.row(positions[t]); });
+    rotate_tokens(r, begin, end, q, k, [&](std::int64_t t, std::int64_t) { return cache.row(positions[t]); });
   });
 }
 

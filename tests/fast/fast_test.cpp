@@ -295,6 +295,56 @@ TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
   }
 }
 
+// A thread's tokens rotated in several streams at once (rope.cpp, rotate_streams; on by default
+// only in place beyond the caches of AMD family 19h, forced here so that every machine runs it):
+// 2, 3 and 4 streams give one stream's bits, with the rows computed in the call or from a
+// RopeCache, on every thread count, for rows the fixed kernels take (head_dim 128 and 256) and one
+// they do not (a rotary span of 96 of 128), each layout and storage format. Calls of 700 tokens:
+// more than the rows kept per token (rope.cpp, kKeptRowBytes), so that the call is not one pass.
+TEST_P(FastPath, TokensInStreamsGiveTheBitsOfOneStream) {
+  struct Unforce {
+    ~Unforce() { detail::force_in_place_streams(0); }
+  } unforce;
+  for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
+    for (auto [head_dim, rotary_dim] : {std::pair{128, 128}, {256, 256}, {128, 96}}) {
+      for (DType d : {DType::f32, DType::bf16, DType::f16}) {
+        const RopeParams p = params(layout, head_dim, rotary_dim);
+        const RopePlan plan(p);
+        const Batch b = random_batch(p, d, static_cast<std::uint32_t>(head_dim + rotary_dim), 8, 700);
+        const RopeCache cache(plan, b.positions[17], b.tokens - 17, GetParam());
+        const auto rotated = [&](std::int64_t streams, int threads, bool cached) {
+          detail::force_in_place_streams(streams);
+          Bytes q = b.q, k = b.k;
+          RopeTensor k_heads = tensor(b, k, k);
+          k_heads.heads = 1;
+          if (cached) {
+            const auto n = b.tokens - 17;
+            RopeTensor qt = tensor(b, q, q), kt = k_heads;
+            const std::ptrdiff_t skip = 17 * b.heads * b.stride * static_cast<std::ptrdiff_t>(size_of(d));
+            qt.in = qt.out = q.data() + skip;
+            kt.in = kt.out = k.data() + skip;
+            rope_apply(cache, d, n, b.heads, b.positions.data() + 17, qt, kt, {GetParam(), threads});
+          } else {
+            rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, q, q), k_heads, {GetParam(), threads});
+          }
+          return std::pair{q, k};
+        };
+        for (bool cached : {false, true}) {
+          const auto one = rotated(1, 1, cached);
+          EXPECT_NE(one.first, b.q);
+          for (std::int64_t streams : {2, 3, 4}) {
+            for (int threads : {1, 2}) {
+              EXPECT_TRUE(rotated(streams, threads, cached) == one)
+                  << to_string(GetParam()) << " " << to_string(d) << " head_dim " << head_dim << " rotary " << rotary_dim
+                  << " streams " << streams << " threads " << threads << (cached ? " cached" : "");
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // A kernel call takes a run of tokens (kernels.hpp, TokenRun; streamed, K's tokens of a block)
 // and streams its outputs only if every token's rows allow it: rows 64-byte aligned within a
 // token, but tokens one element apart beyond them, so that only the first token's rows are

@@ -134,9 +134,12 @@ struct SplitRows {
     return n / (2 * V::kWidth) * (2 * V::kWidth);
   }
 
+  SplitRows() = default;  // set() before use
+  SplitRows(bool interleaved, std::int64_t span, const float* kc, const float* ks) { set(interleaved, span, kc, ks); }
+
   // The kernel row (kernels.hpp) reordered: half, entries [0, covered); interleaved, the even
   // entries only (each value is there twice), covered / 2 of them.
-  SplitRows(bool interleaved, std::int64_t span, const float* kc, const float* ks) {
+  void set(bool interleaved, std::int64_t span, const float* kc, const float* ks) {
     constexpr std::int64_t w = V::kWidth;
     covered = covered_of(interleaved, span);
     for (std::int64_t j = 0; j < covered; j += 2 * w) {
@@ -237,28 +240,36 @@ constexpr bool fits_in_registers(std::int64_t k) {
   return k <= V::kRowRegisters;
 }
 
+// One head row of N vectors per array (rotate_heads_fixed), interleaved and half, by the row's
+// vectors c and s (RowVectors).
+template <class V, DType D, bool Stream, std::int64_t N, class C, class S>
+__attribute__((always_inline)) inline void interleaved_head_fixed(const C& c, const S& s, const void* x, void* y) {
+  constexpr std::int64_t w = V::kWidth;
+  for (std::int64_t n = 0; n < N; ++n) {
+    const auto v = in_register(V::template load<D>(x, n * w));
+    V::template store<D, Stream>(y, n * w, V::fmaddsub(v, c[n], V::mul(V::swap_pairs(v), s[n])));
+  }
+}
+
+template <class V, DType D, bool Stream, std::int64_t N, class C, class S>
+__attribute__((always_inline)) inline void half_head_fixed(const C& c, const S& s, const void* x, void* y) {
+  constexpr std::int64_t w = V::kWidth, h = N * w;
+  for (std::int64_t n = 0; n < N; ++n) {
+    const auto a = in_register(V::template load<D>(x, n * w)), b = in_register(V::template load<D>(x, h + n * w));
+    const auto [ya, yb] = rotate_lanes<V>(a, b, c[n], s[n]);
+    V::template store<D, Stream>(y, n * w, ya);
+    V::template store<D, Stream>(y, h + n * w, yb);
+  }
+}
+
 template <class V, DType D, bool Stream, std::int64_t N>
 __attribute__((always_inline)) inline void rotate_heads_fixed(const TokenRows& r) {
-  constexpr std::int64_t w = V::kWidth;
   const RowVectors<V, N, fits_in_registers<V>(N)> c(r.c);
   const RowVectors<V, N, fits_in_registers<V>(2 * N)> s(r.s);
   if (r.interleaved) {
-    return for_each_head(r, [&](const void* x, void* y) {
-      for (std::int64_t n = 0; n < N; ++n) {
-        const auto v = in_register(V::template load<D>(x, n * w));
-        V::template store<D, Stream>(y, n * w, V::fmaddsub(v, c[n], V::mul(V::swap_pairs(v), s[n])));
-      }
-    });
+    return for_each_head(r, [&](const void* x, void* y) { interleaved_head_fixed<V, D, Stream, N>(c, s, x, y); });
   }
-  constexpr std::int64_t h = N * w;
-  for_each_head(r, [&](const void* x, void* y) {
-    for (std::int64_t n = 0; n < N; ++n) {
-      const auto a = in_register(V::template load<D>(x, n * w)), b = in_register(V::template load<D>(x, h + n * w));
-      const auto [ya, yb] = rotate_lanes<V>(a, b, c[n], s[n]);
-      V::template store<D, Stream>(y, n * w, ya);
-      V::template store<D, Stream>(y, h + n * w, yb);
-    }
-  });
+  for_each_head(r, [&](const void* x, void* y) { half_head_fixed<V, D, Stream, N>(c, s, x, y); });
 }
 
 // rotate_split for rows of exactly M steps of 2W entries (the split loop's whole row), as
@@ -277,38 +288,47 @@ __attribute__((always_inline)) inline void rotate_heads_fixed(const TokenRows& r
 // word permute to interleave, the integer rounding where a lane is subnormal, which it reads as
 // zero) measured on top of this: 10.7 to 10.5, 400 to 389 in place, 8890 to 8850 at 4096 (half):
 // too little for a path of its own, with its own CPUID test and dispatch.
+// One head row of M steps of 2W entries (rotate_split_fixed), interleaved and half, by the
+// reordered row's vectors c and s (RowVectors: M of each interleaved, 2M half).
+template <class V, bool Stream, std::int64_t M, class C, class S>
+__attribute__((always_inline)) inline void interleaved_split_head(const C& c, const S& s, const void* x, void* y) {
+  constexpr std::int64_t w = V::kWidth;
+  for (std::int64_t m = 0; m < M; ++m) {
+    decltype(V::loadf(nullptr)) even, odd;
+    V::load_split(x, 2 * w * m, even, odd);
+    const auto [ye, yo] = rotate_lanes<V>(in_register(even), in_register(odd), c[m], s[m]);
+    V::template store_split<Stream>(y, 2 * w * m, ye, yo);
+  }
+}
+
+// Per step of 2W: the even entries, then the odd.
+template <class V, bool Stream, std::int64_t M, class C, class S>
+__attribute__((always_inline)) inline void half_split_head(const C& c, const S& s, const void* x, void* y) {
+  constexpr std::int64_t w = V::kWidth, h = M * 2 * w;
+  for (std::int64_t m = 0; m < M; ++m) {
+    const std::int64_t i = 2 * w * m;
+    decltype(V::loadf(nullptr)) ae, ao, be, bo;
+    V::load_split(x, i, ae, ao);
+    V::load_split(x, h + i, be, bo);
+    const auto [yae, ybe] = rotate_lanes<V>(in_register(ae), in_register(be), c[2 * m], s[2 * m]);
+    const auto [yao, ybo] = rotate_lanes<V>(in_register(ao), in_register(bo), c[2 * m + 1], s[2 * m + 1]);
+    V::template store_split<Stream>(y, i, yae, yao);
+    V::template store_split<Stream>(y, h + i, ybe, ybo);
+  }
+}
+
 template <class V, bool Stream, std::int64_t M>
 __attribute__((always_inline)) inline void rotate_split_fixed(const SplitRows<V>& p, const TokenRows& r) {
-  constexpr std::int64_t w = V::kWidth;
-  using R = decltype(V::loadf(p.c));
   if (r.interleaved) {
     const RowVectors<V, M, fits_in_registers<V>(M)> c(p.c);
     const RowVectors<V, M, fits_in_registers<V>(2 * M)> s(p.s);
     return for_each_head(r, [&](const void* x, void* y) __attribute__((always_inline)) {
-      for (std::int64_t m = 0; m < M; ++m) {
-        R even, odd;
-        V::load_split(x, 2 * w * m, even, odd);
-        const auto [ye, yo] = rotate_lanes<V>(in_register(even), in_register(odd), c[m], s[m]);
-        V::template store_split<Stream>(y, 2 * w * m, ye, yo);
-      }
+      interleaved_split_head<V, Stream, M>(c, s, x, y);
     });
   }
-  // Per step of 2W: the even entries, then the odd.
   const RowVectors<V, 2 * M, fits_in_registers<V>(2 * M)> c(p.c);
   const RowVectors<V, 2 * M, fits_in_registers<V>(4 * M)> s(p.s);
-  constexpr std::int64_t h = M * 2 * w;
-  for_each_head(r, [&](const void* x, void* y) __attribute__((always_inline)) {
-    for (std::int64_t m = 0; m < M; ++m) {
-      const std::int64_t i = 2 * w * m;
-      R ae, ao, be, bo;
-      V::load_split(x, i, ae, ao);
-      V::load_split(x, h + i, be, bo);
-      const auto [yae, ybe] = rotate_lanes<V>(in_register(ae), in_register(be), c[2 * m], s[2 * m]);
-      const auto [yao, ybo] = rotate_lanes<V>(in_register(ao), in_register(bo), c[2 * m + 1], s[2 * m + 1]);
-      V::template store_split<Stream>(y, i, yae, yao);
-      V::template store_split<Stream>(y, h + i, ybe, ybo);
-    }
-  });
+  for_each_head(r, [&](const void* x, void* y) __attribute__((always_inline)) { half_split_head<V, Stream, M>(c, s, x, y); });
 }
 
 // f(std::integral_constant<std::int64_t, N>{}) for the first power of two N <= Max with fits(N),
@@ -335,7 +355,51 @@ inline bool can_stream(const TokenRun& run) {
   return r.stream && aligned(reinterpret_cast<std::uintptr_t>(r.out)) &&
          aligned(static_cast<std::uintptr_t>(r.out_head_bytes)) &&
          (run.tokens == 1 || aligned(static_cast<std::uintptr_t>(run.out_token_bytes))) &&
+         (run.streams == 1 || aligned(static_cast<std::uintptr_t>(run.out_stream_bytes))) &&
          (r.interleaved || aligned(static_cast<std::uintptr_t>(r.span / 2) * size_of(r.dtype)));
+}
+
+// A run of several streams (kernels.hpp, TokenRun::streams), their heads in turn (heads_in_turn),
+// each stream's row loaded per head (none held: a row per stream would take more registers than
+// there are). The arithmetic is rotate_heads's, lane for lane.
+template <class V, DType D, bool Stream>
+void rotate_in_turn(const TokenRun& run) {
+  const TokenRows& r0 = run.first;
+  const auto none = [](std::int64_t, const TokenRows&) {};
+  if constexpr (D == DType::bf16) {
+    if (r0.span <= kSplitRowFloats) {
+      const std::int64_t n = r0.interleaved ? r0.span : r0.span / 2;
+      const std::int64_t covered = SplitRows<V>::covered_of(r0.interleaved, r0.span);
+      SplitRows<V> split[kMaxStreams];
+      const auto reorder = [&](std::int64_t s, const TokenRows& t) { split[s].set(t.interleaved, t.span, t.c, t.s); };
+      const auto fits = [&](std::int64_t m) { return covered == n && n == 2 * m * V::kWidth; };
+      const auto fixed = [&](auto m) {
+        heads_in_turn(run, reorder, [&](std::int64_t s, const TokenRows& t, const void* x, void* y) __attribute__((always_inline)) {
+          if (t.interleaved) {
+            interleaved_split_head<V, Stream, m()>(RowVectors<V, m(), false>(split[s].c), RowVectors<V, m(), false>(split[s].s), x, y);
+          } else {
+            half_split_head<V, Stream, m()>(RowVectors<V, 2 * m(), false>(split[s].c), RowVectors<V, 2 * m(), false>(split[s].s), x, y);
+          }
+        });
+      };
+      if (with_power_of_two<kMaxFixedVectors / 2>(fits, fixed)) return;
+    }
+  }
+  const auto fits = [&](std::int64_t m) { return r0.span == (r0.interleaved ? m : 2 * m) * V::kWidth; };
+  const auto fixed = [&](auto m) {
+    heads_in_turn(run, none, [&](std::int64_t, const TokenRows& t, const void* x, void* y) __attribute__((always_inline)) {
+      const RowVectors<V, m(), false> c(t.c), s(t.s);
+      if (t.interleaved) {
+        interleaved_head_fixed<V, D, Stream, m()>(c, s, x, y);
+      } else {
+        half_head_fixed<V, D, Stream, m()>(c, s, x, y);
+      }
+    });
+  };
+  if (with_power_of_two<kMaxFixedVectors>(fits, fixed)) return;
+  heads_in_turn(run, none, [&](std::int64_t, const TokenRows& t, const void* x, void* y) {
+    rotate_row<V, D, Stream>(t.interleaved, t.span, 0, t.c, t.s, x, y);
+  });
 }
 
 // Every head row of a run's tokens; the store mode is a template argument, so that the row
@@ -343,6 +407,7 @@ inline bool can_stream(const TokenRun& run) {
 // a profile of 1 token x 32 heads x 128, bf16, in cache), and the kernel is chosen once per run.
 template <class V, DType D, bool Stream>
 void rotate_heads(const TokenRun& run) {
+  if (run.streams > 1) return rotate_in_turn<V, D, Stream>(run);
   const TokenRows& r0 = run.first;
   if constexpr (D == DType::bf16) {
     if (r0.span <= kSplitRowFloats) {
