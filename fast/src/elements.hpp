@@ -151,14 +151,14 @@ void for_each_head(const TokenRows& rows, RotateRow rotate_row) {
   heads(std::false_type{});
 }
 
-// Token k of stream s of a run (kernels.hpp, TokenRun).
-inline TokenRows token_of(const TokenRun& run, std::int64_t k, std::int64_t s = 0) {
+// Token k of part p of a run (kernels.hpp, TokenRun).
+inline TokenRows token_of(const TokenRun& run, std::int64_t k, std::int64_t p = 0) {
   TokenRows t = run.first;
-  t.c = run.rows[s * run.stream_rows + k];
+  t.c = run.rows[p * run.part_rows + k];
   t.s = t.c + run.sines;
-  t.in = run.first.in + k * run.in_token_bytes + s * run.in_stream_bytes;
-  t.out = run.first.out + k * run.out_token_bytes + s * run.out_stream_bytes;
-  if (run.streams > 1) {
+  t.in = run.first.in + k * run.in_token_bytes + p * run.in_part_bytes;
+  t.out = run.first.out + k * run.out_token_bytes + p * run.out_part_bytes;
+  if (run.parts > 1) {
     t.prefetch_ahead = 0;
   } else if (k + 1 < run.tokens) {
     t.next_in = t.in + run.in_token_bytes;
@@ -168,36 +168,36 @@ inline TokenRows token_of(const TokenRun& run, std::int64_t k, std::int64_t s = 
   return t;
 }
 
-// f(token) for each token of a run (kernels.hpp, TokenRun; of every stream), in one loop that the
+// f(token) for each token of a run (kernels.hpp, TokenRun; of every part), in one loop that the
 // vector paths' fixed-width kernels are inlined into (always_inline), so that a token costs its
 // row's loads and no call.
 template <class F>
 void for_each_token(const TokenRun& run, F f) {
   for (std::int64_t k = 0; k < run.tokens; ++k) {
-    for (std::int64_t s = 0; s < run.streams; ++s) f(token_of(run, k, s));
+    for (std::int64_t p = 0; p < run.parts; ++p) f(token_of(run, k, p));
   }
 }
 
-// The heads of a run's streams in turn (kernels.hpp, TokenRun::streams): for each token k, head h
-// of every stream's token k before head h + 1 of any. prepare(s, token) once per stream's token,
-// then head(s, token, x, y) per head row; the elements from span to tail_end copied out of place.
+// The heads of a run's parts in turn (kernels.hpp, TokenRun::parts): for each token k, head h of
+// every part's token k before head h + 1 of any. prepare(p, token) once per part's token, then
+// head(p, token, x, y) per head row; the elements from span to tail_end copied out of place.
 template <class Prepare, class Head>
 void heads_in_turn(const TokenRun& run, Prepare prepare, Head head) {
-  const std::int64_t n = run.streams;
+  const std::int64_t n = run.parts;
   const TokenRows& r = run.first;
   const auto size = static_cast<std::size_t>(size_of(r.dtype));
   const bool tail = r.in != r.out && r.tail_end > r.span;
-  TokenRows t[kMaxStreams];
+  TokenRows t[kMaxParts];
   for (std::int64_t k = 0; k < run.tokens; ++k) {
-    for (std::int64_t s = 0; s < n; ++s) {
-      t[s] = token_of(run, k, s);
-      prepare(s, t[s]);
+    for (std::int64_t p = 0; p < n; ++p) {
+      t[p] = token_of(run, k, p);
+      prepare(p, t[p]);
     }
     for (std::int64_t h = 0; h < r.heads; ++h) {
-      for (std::int64_t s = 0; s < n; ++s) {
-        const char* x = t[s].in + h * r.in_head_bytes;
-        char* y = t[s].out + h * r.out_head_bytes;
-        head(s, t[s], x, y);
+      for (std::int64_t p = 0; p < n; ++p) {
+        const char* x = t[p].in + h * r.in_head_bytes;
+        char* y = t[p].out + h * r.out_head_bytes;
+        head(p, t[p], x, y);
         if (tail) {
           std::memcpy(y + static_cast<std::size_t>(r.span) * size, x + static_cast<std::size_t>(r.span) * size,
                       static_cast<std::size_t>(r.tail_end - r.span) * size);

@@ -180,16 +180,21 @@ std::size_t amd_l3_bytes() {
 }
 
 namespace {
-std::atomic<std::int64_t> forced_streams{0};
+std::atomic<std::int64_t> forced_parts{0};
 }  // namespace
 
-void force_in_place_streams(std::int64_t streams) { forced_streams.store(streams, std::memory_order_relaxed); }
+void force_in_place_parts(std::int64_t parts) {
+  if (parts < 0 || parts > kMaxParts) {
+    throw InvalidParameter("parts", std::to_string(parts), "in [1, " + std::to_string(kMaxParts) + "], or 0 for the CPU's choice");
+  }
+  forced_parts.store(parts, std::memory_order_relaxed);
+}
 
-std::int64_t in_place_streams(DType d, bool beyond_caches) {
+std::int64_t in_place_parts(DType d, bool beyond_caches) {
   static const bool zen3_4 = amd_family() == 0x19;
-  const std::int64_t forced = forced_streams.load(std::memory_order_relaxed);
+  const std::int64_t forced = forced_parts.load(std::memory_order_relaxed);
   if (forced > 0) return forced;
-  return zen3_4 && d != DType::bf16 && beyond_caches ? kMaxStreams : 1;
+  return zen3_4 && d != DType::bf16 && beyond_caches ? kMaxParts : 1;
 }
 
 std::size_t prefetch_distance_bytes(DType d, bool in_place) {

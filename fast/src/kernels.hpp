@@ -40,11 +40,12 @@ struct TokenRows {
 // Plain data: no member function, since an inline function of this header compiled into a path's
 // translation unit is a shared (weak) definition, of which the linker keeps one for every path
 // (elements.hpp; tests/fast/isa_objects_test.sh).
-// With streams > 1 the run is that many runs of `tokens` tokens at once, stream s's token k
-// s * in_stream_bytes (out_stream_bytes) after token k of stream 0 and its row at
-// rows[s * stream_rows + k]; the vector paths rotate head h of every stream's token k before head h + 1
-// of any (generic/rotate.hpp, rotate_in_turn), and prefetch nothing.
-constexpr std::int64_t kMaxStreams = 4;
+// With parts > 1 the run is that many runs of `tokens` tokens at once (parts of a thread's
+// tokens, rope.cpp, rotate_parts), part p's token k p * in_part_bytes (out_part_bytes) after token
+// k of part 0 and its row at rows[p * part_rows + k]; the vector paths rotate head h of every
+// part's token k before head h + 1 of any (generic/rotate.hpp, rotate_in_turn), and prefetch
+// nothing.
+constexpr std::int64_t kMaxParts = 4;
 
 struct TokenRun {
   TokenRows first;
@@ -52,8 +53,8 @@ struct TokenRun {
   std::ptrdiff_t in_token_bytes, out_token_bytes;
   const float* const* rows;
   std::ptrdiff_t sines;
-  std::int64_t streams = 1, stream_rows = 0;
-  std::ptrdiff_t in_stream_bytes = 0, out_stream_bytes = 0;
+  std::int64_t parts = 1, part_rows = 0;
+  std::ptrdiff_t in_part_bytes = 0, out_part_bytes = 0;
 };
 
 struct Kernels {
@@ -85,12 +86,12 @@ std::size_t amd_l3_bytes();
 // has the measurements): on AMD family 19h (Zen 3 and 4) 1 KiB for f32 in place, else 2 KiB; 8
 // KiB on other CPUs.
 std::size_t prefetch_distance_bytes(DType d, bool in_place);
-// In how many streams at once (TokenRun::streams) an in-place call rotates a thread's tokens
-// (rope.cpp, rotate_streams has the measurements): on AMD family 19h (Zen 3 and 4) kMaxStreams
-// for f32 and f16 beyond the caches, else 1. force_in_place_streams(n) makes it n for every call
-// in place (but those whose rows are all kept), 0 undoes that: a test's switch, so that every
-// machine runs both drivers.
-std::int64_t in_place_streams(DType d, bool beyond_caches);
-void force_in_place_streams(std::int64_t streams);
+// In how many parts at once (TokenRun::parts) an in-place call rotates a thread's tokens
+// (rope.cpp, rotate_parts has the measurements): on AMD family 19h (Zen 3 and 4) kMaxParts for
+// f32 and f16 beyond the caches, else 1. force_in_place_parts(n), n in [1, kMaxParts], makes it n
+// for every call in place (but those whose rows are all kept), 0 undoes that: a test's switch, so
+// that every machine runs both drivers (process-wide: not for concurrent callers).
+std::int64_t in_place_parts(DType d, bool beyond_caches);
+void force_in_place_parts(std::int64_t parts);
 
 }  // namespace posenc::fast::detail

@@ -105,9 +105,9 @@ struct Rotation {
   std::int64_t n_heads;  // of a tensor whose RopeTensor::heads is 0
   bool stream;  // out-of-place outputs with non-temporal stores
   std::int64_t prefetch_ahead;  // 0: none
-  std::int64_t pass;  // tokens whose Q is rotated before their K (rows_kept)
+  std::int64_t pass;  // tokens whose Q is rotated before their K (rotate_tokens)
   bool all_rows_kept;  // a row per token kept (pass: the whole call)
-  std::int64_t streams;  // of a thread's tokens at once (rotate_streams), 1: none
+  std::int64_t parts;  // of a thread's tokens rotated at once (rotate_parts), 1: none
 };
 
 // How far ahead rows are prefetched (detail::prefetch_distance_bytes), in whole rows, at least
@@ -148,7 +148,7 @@ struct TokenOf {
 // with the row at rows[k] (cosines; the sines kernel_row_floats / 2 on), prefetching from `next`
 // (the token rotated after the last, x null if none).
 void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int64_t count, const float* const* rows,
-                TokenOf next, std::int64_t streams = 1, std::int64_t stream_tokens = 0, std::int64_t stream_rows = 0) {
+                TokenOf next, std::int64_t parts = 1, std::int64_t part_tokens = 0, std::int64_t part_rows = 0) {
   const RopeParams& p = r.plan.params();
   const auto size = static_cast<std::ptrdiff_t>(size_of(r.dtype));
   const auto input = [size](const TokenOf& u) { return static_cast<const char*>(u.x->in) + u.t * u.x->in_token_stride * size; };
@@ -159,14 +159,16 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
                                 x.in_head_stride * size, x.out_head_stride * size, heads_of(x, r.n_heads),
                                 next.x ? input(next) : nullptr, next.x ? next.x->in_head_stride * size : 0,
                                 next.x ? heads_of(*next.x, r.n_heads) : 0, r.prefetch_ahead};
-  r.kernels.rotate({first, count, x.in_token_stride * size, x.out_token_stride * size, rows, sines, streams, stream_rows,
-                    stream_tokens * x.in_token_stride * size, stream_tokens * x.out_token_stride * size});
+  r.kernels.rotate({first, count, x.in_token_stride * size, x.out_token_stride * size, rows, sines, parts, part_rows,
+                    part_tokens * x.in_token_stride * size, part_tokens * x.out_token_stride * size});
 }
 
 // Tokens [begin, end) in passes of r.pass tokens: the pass's Q tokens, then its K tokens, so that
-// each tensor is read in long runs (alternating every token costs ~10% at DRAM bandwidth). rows(t)
-// gives token t's row (its cosines; kernels.hpp, TokenRun); the fused path computes it on the Q
-// pass and keeps it for K's (rows_kept: a pass is as long as the rows kept). Within a pass each
+// each tensor is read in long runs (alternating every token costs ~10% at DRAM bandwidth). rows(t,
+// i) gives token t's row (its cosines; kernels.hpp, TokenRun), i = t - the pass's first token;
+// the fused path computes it on the Q pass and keeps it for K's (all_rows_kept: a pass is as
+// long as the rows kept). Before the passes, a thread's tokens may go in parts at once
+// (rotate_parts; the rest, fewer than the parts, after). Within a pass each
 // tensor's tokens go to the kernels in runs of kBlock: one call and one choice of kernel per run,
 // not per token. A pass was a block of kBlock tokens until issue 19's Zen 3 round; a call whose
 // rows are all kept (at most 512 tokens at head_dim 128) now takes one pass. On a Zen 3 VM (AVX2),
@@ -212,46 +214,46 @@ bool all_rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
   return n_tokens <= static_cast<std::int64_t>(kKeptRowBytes / (kernel_row_floats(plan) * sizeof(float)));
 }
 
-// Tokens [begin, begin + streams * per) as `streams` runs of `per` tokens at once (kernels.hpp,
-// TokenRun::streams: head h of each stream's token before head h + 1), in blocks of kBlock tokens
-// per stream: Q's runs of the block, then K's. rows(t, i): token t's row, i its index among the
-// block's tokens of every stream. Where: in place, beyond the caches (Rotation::streams), as one
-// sequential stream there leaves the memory idle much of the time. Issue 19's second Zen 3 round
+// Tokens [begin, begin + parts * per) as `parts` runs of `per` tokens at once (kernels.hpp,
+// TokenRun::parts: head h of each part's token before head h + 1), in blocks of kBlock tokens per
+// part: Q's runs of the block, then K's. rows(t, i): token t's row, i its index among the block's
+// tokens of every part. Where: in place, beyond the caches (Rotation::parts), as one sequential
+// stream there leaves the memory idle much of the time. Issue 19's second Zen 3 round
 // (AMD family 19h model 1, AVX2), hand-written loops over 64 MiB in place, alternating batches:
 // an in-place scale in 4 parts at once (a line of each in turn) 2.9-3.6 ms against 3.8-4.4 in
 // one stream, a rotation loop 3.3-3.9 against 4.4-5.1 (4 parts of 4 KiB in turn instead: as one
 // stream). Both builds of the fast path in one process, alternating batches, 9-11 rounds, median
-// of the one-stream build's time over the 4-stream build's, f32 half layout, in place, 4096 tokens:
+// of the one-part build's time over the 4-part build's, f32 half layout, in place, 4096 tokens:
 // Q of 32 heads 1.22, 1.24, 1.22, 1.02 and 0.95 (5 processes); Q and K of 8 1.18, 1.18, 0.97;
 // Q and K of 32 1.19, 1.22; interleaved 1.25; f16 1.09; 2 threads 1.12; 2048 tokens 1.38. Not
-// taken: 2 streams (0.99), out of place (non-temporal stores from 4 places: 0.90-1.02), bf16
-// (Q and K of 32: 0.90; its split kernel's reordered rows per stream cost more than the streams
-// give).
+// taken: 2 parts (0.99), out of place (non-temporal stores from 4 places: 0.84-1.02, with or
+// without the prefetch), bf16 (Q and K of 32: 0.90; its split kernel's reordered rows per part
+// cost more than the parts give), the prefetch within the parts (0.90).
 template <class Rows>
-void rotate_streams(const Rotation& r, std::int64_t begin, std::int64_t per, std::int64_t streams, const RopeTensor& q,
-                    const RopeTensor& k, Rows& rows) {
+void rotate_parts(const Rotation& r, std::int64_t begin, std::int64_t per, std::int64_t parts, const RopeTensor& q,
+                  const RopeTensor& k, Rows& rows) {
   const std::int64_t q_run = streamed(r, q) ? 1 : kBlock;
-  const float* block_rows[kBlock * detail::kMaxStreams];
+  const float* block_rows[kBlock * detail::kMaxParts];
   for (std::int64_t b = 0; b < per; b += kBlock) {
     const std::int64_t e = std::min(per, b + kBlock);
     for (std::int64_t t0 = b; t0 < e; t0 += q_run) {
       const std::int64_t t1 = std::min(e, t0 + q_run);
-      for (std::int64_t s = 0; s < streams; ++s) {
-        for (std::int64_t t = t0; t < t1; ++t) block_rows[s * kBlock + t - b] = rows(begin + s * per + t, s * kBlock + t - b);
+      for (std::int64_t p = 0; p < parts; ++p) {
+        for (std::int64_t t = t0; t < t1; ++t) block_rows[p * kBlock + t - b] = rows(begin + p * per + t, p * kBlock + t - b);
       }
-      rotate_run(r, q, begin + t0, t1 - t0, block_rows + (t0 - b), {}, streams, per, kBlock);
+      rotate_run(r, q, begin + t0, t1 - t0, block_rows + (t0 - b), {}, parts, per, kBlock);
     }
-    if (k.in) rotate_run(r, k, begin + b, e - b, block_rows, {}, streams, per, kBlock);
+    if (k.in) rotate_run(r, k, begin + b, e - b, block_rows, {}, parts, per, kBlock);
   }
 }
 
 template <class Rows>
 void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, const RopeTensor& q, const RopeTensor& k,
                    Rows rows) {
-  if (r.streams > 1 && end - begin >= r.streams * kBlock) {
-    const std::int64_t per = (end - begin) / r.streams;
-    rotate_streams(r, begin, per, r.streams, q, k, rows);
-    begin += r.streams * per;
+  if (r.parts > 1 && end - begin >= r.parts * kBlock) {
+    const std::int64_t per = (end - begin) / r.parts;
+    rotate_parts(r, begin, per, r.parts, q, k, rows);
+    begin += r.parts * per;
   }
   const std::int64_t q_run = streamed(r, q) ? 1 : kBlock;
   const float* run_rows[kBlock];
@@ -329,7 +331,7 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
   const std::int64_t ahead = prefetches(bytes) ? prefetch_rows(plan.params(), d, q.in == q.out) : 0;
   const bool all_kept = all_rows_kept(plan, n_tokens);
   const bool in_place = q.in == q.out && (!k.in || k.in == k.out);
-  const std::int64_t at_once = in_place && !all_kept ? detail::in_place_streams(d, prefetches(bytes)) : 1;
+  const std::int64_t at_once = in_place && !all_kept ? detail::in_place_parts(d, prefetches(bytes)) : 1;
   return {kernels(isa), plan, d, n_heads, streams(options, bytes), ahead, all_kept ? std::max(n_tokens, kBlock) : kBlock,
           all_kept, at_once};
 }
@@ -382,12 +384,13 @@ thread_local Anchor last_anchor;
 
 // This thread's last rows with their keys: a row is reused when it is known to be the same, for a
 // single-axis plan the same plan and position, for M-RoPE the same token of the same call (K's
-// pass after Q's). Token t's row is in slot t mod rows_kept: a call whose rows take at most
-// kKeptRowBytes keeps each token's row in its own slot, so that the next call at the same
-// positions with the same plan computes none: every layer of a forward pass rotates by the same
-// positions (Hugging Face's models compute their cos/sin once per pass for all layers:
-// LlamaModel.forward, position_embeddings), and a decode step's layers by one. A longer call uses
-// kBlock slots, whose rows stay in L1 and L2 between a block's Q and K, and keeps only its last
+// pass after Q's). A call whose rows take at most kKeptRowBytes keeps each token's row in its own
+// slot (slot t: token t of the call), so that the next call at the same positions with the same
+// plan computes none: every layer of a forward pass rotates by the same positions (Hugging Face's
+// models compute their cos/sin once per pass for all layers: LlamaModel.forward,
+// position_embeddings), and a decode step's layers by one. A longer call uses kBlock slots per
+// part (slot i: the token's index among its block's tokens of every part, rotate_tokens and
+// rotate_parts), whose rows stay in L1 and L2 between a block's Q and K, and keeps only its last
 // block. Not zeroed: every row is written before its key says so (zeroing a block's 16 KiB took
 // ~15% of a one-token decode call).
 
@@ -407,21 +410,22 @@ thread_local KeptRows kept_rows;
 
 }  // namespace
 
-// The fused path's rows, each computed when a token's first tensor asks for it (unless kept), in
-// `slots` slots (rows_kept).
+// The fused path's rows, each computed when a token's first tensor asks for it (unless kept): in
+// slot t for token t where the call's rows are all kept (by_token), else in slot i (KeptRows).
 class FusedRows {
  public:
   FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions, std::int64_t n_tokens,
             bool by_token)
       : plan_(plan), kernels_(kernels), positions_(positions), kept_(kept_rows),
-        slots_(static_cast<std::size_t>(by_token ? std::max(n_tokens, kBlock) : kBlock * kMaxStreams)), by_token_(by_token) {
+        by_token_(by_token) {
     const std::size_t floats = kernel_row_floats(plan);
-    if (kept_.floats != floats || kept_.slots < slots_) {
+    const auto slots = static_cast<std::size_t>(by_token ? std::max(n_tokens, kBlock) : kBlock * kMaxParts);
+    if (kept_.floats != floats || kept_.slots < slots) {
       kept_.floats = kept_.slots = 0;
-      kept_.keys.assign(slots_, KeptRows::Key{});
-      kept_.rows.reset(LineAligned<float>().allocate(slots_ * floats));
+      kept_.keys.assign(slots, KeptRows::Key{});
+      kept_.rows.reset(LineAligned<float>().allocate(slots * floats));
       kept_.floats = floats;
-      kept_.slots = slots_;
+      kept_.slots = slots;
     }
     call_ = ++kept_.calls;
   }
@@ -477,7 +481,6 @@ class FusedRows {
   const Kernels& kernels_;
   const std::int64_t* positions_;
   KeptRows& kept_;
-  std::size_t slots_;
   bool by_token_;  // slot t for token t, else slot i (rotate_tokens)
   std::uint64_t call_;
 };

@@ -295,25 +295,29 @@ TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
   }
 }
 
-// A thread's tokens rotated in several streams at once (rope.cpp, rotate_streams; on by default
-// only in place beyond the caches of AMD family 19h, forced here so that every machine runs it):
-// 2, 3 and 4 streams give one stream's bits, with the rows computed in the call or from a
+// A thread's tokens rotated in several parts at once (rope.cpp, rotate_parts; on by default only
+// in place beyond the caches of AMD family 19h, forced here so that every machine runs it): 2, 3
+// and 4 parts give one part's bits, with the rows computed in the call or from a
 // RopeCache, on every thread count, for rows the fixed kernels take (head_dim 128 and 256) and one
-// they do not (a rotary span of 96 of 128), each layout and storage format. Calls of 700 tokens:
-// more than the rows kept per token (rope.cpp, kKeptRowBytes), so that the call is not one pass.
-TEST_P(FastPath, TokensInStreamsGiveTheBitsOfOneStream) {
+// they do not (a rotary span of 96 of 128), each layout and storage format. Calls of 1100 tokens
+// (1083 from the cache): more than the rows kept per token (rope.cpp, kKeptRowBytes: 512 at
+// head_dim 128, 682 at a span of 96), so that the call goes in parts and not in one pass; a
+// stream count out of range is refused.
+TEST_P(FastPath, TokensInPartsAtOnceGiveTheBitsOfOnePart) {
+  EXPECT_NE(error_of([] { detail::force_in_place_parts(detail::kMaxParts + 1); }).find("parts = 5"), std::string::npos);
+  EXPECT_NE(error_of([] { detail::force_in_place_parts(-1); }).find("parts = -1"), std::string::npos);
   struct Unforce {
-    ~Unforce() { detail::force_in_place_streams(0); }
+    ~Unforce() { detail::force_in_place_parts(0); }
   } unforce;
   for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
     for (auto [head_dim, rotary_dim] : {std::pair{128, 128}, {256, 256}, {128, 96}}) {
       for (DType d : {DType::f32, DType::bf16, DType::f16}) {
         const RopeParams p = params(layout, head_dim, rotary_dim);
         const RopePlan plan(p);
-        const Batch b = random_batch(p, d, static_cast<std::uint32_t>(head_dim + rotary_dim), 8, 700);
+        const Batch b = random_batch(p, d, static_cast<std::uint32_t>(head_dim + rotary_dim), 8, 1100);
         const RopeCache cache(plan, b.positions[17], b.tokens - 17, GetParam());
-        const auto rotated = [&](std::int64_t streams, int threads, bool cached) {
-          detail::force_in_place_streams(streams);
+        const auto rotated = [&](std::int64_t parts, int threads, bool cached) {
+          detail::force_in_place_parts(parts);
           Bytes q = b.q, k = b.k;
           RopeTensor k_heads = tensor(b, k, k);
           k_heads.heads = 1;
@@ -332,11 +336,11 @@ TEST_P(FastPath, TokensInStreamsGiveTheBitsOfOneStream) {
         for (bool cached : {false, true}) {
           const auto one = rotated(1, 1, cached);
           EXPECT_NE(one.first, b.q);
-          for (std::int64_t streams : {2, 3, 4}) {
+          for (std::int64_t parts : {2, 3, 4}) {
             for (int threads : {1, 2}) {
-              EXPECT_TRUE(rotated(streams, threads, cached) == one)
+              EXPECT_TRUE(rotated(parts, threads, cached) == one)
                   << to_string(GetParam()) << " " << to_string(d) << " head_dim " << head_dim << " rotary " << rotary_dim
-                  << " streams " << streams << " threads " << threads << (cached ? " cached" : "");
+                  << " parts " << parts << " threads " << threads << (cached ? " cached" : "");
             }
           }
         }

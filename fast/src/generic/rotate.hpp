@@ -355,13 +355,14 @@ inline bool can_stream(const TokenRun& run) {
   return r.stream && aligned(reinterpret_cast<std::uintptr_t>(r.out)) &&
          aligned(static_cast<std::uintptr_t>(r.out_head_bytes)) &&
          (run.tokens == 1 || aligned(static_cast<std::uintptr_t>(run.out_token_bytes))) &&
-         (run.streams == 1 || aligned(static_cast<std::uintptr_t>(run.out_stream_bytes))) &&
+         (run.parts == 1 || aligned(static_cast<std::uintptr_t>(run.out_part_bytes))) &&
          (r.interleaved || aligned(static_cast<std::uintptr_t>(r.span / 2) * size_of(r.dtype)));
 }
 
-// A run of several streams (kernels.hpp, TokenRun::streams), their heads in turn (heads_in_turn),
-// each stream's row loaded per head (none held: a row per stream would take more registers than
-// there are). The arithmetic is rotate_heads's, lane for lane.
+// A run of several parts (kernels.hpp, TokenRun::parts), their heads in turn (heads_in_turn),
+// each part's row loaded per head (none held: a row per part would take more registers than
+// there are). Each element's arithmetic is rotate_heads's (bf16 rows off the split kernels' sizes
+// go by element, rotate_row, as rotate_split's tail does), so the bits are its bits.
 template <class V, DType D, bool Stream>
 void rotate_in_turn(const TokenRun& run) {
   const TokenRows& r0 = run.first;
@@ -370,15 +371,15 @@ void rotate_in_turn(const TokenRun& run) {
     if (r0.span <= kSplitRowFloats) {
       const std::int64_t n = r0.interleaved ? r0.span : r0.span / 2;
       const std::int64_t covered = SplitRows<V>::covered_of(r0.interleaved, r0.span);
-      SplitRows<V> split[kMaxStreams];
-      const auto reorder = [&](std::int64_t s, const TokenRows& t) { split[s].set(t.interleaved, t.span, t.c, t.s); };
+      SplitRows<V> split[kMaxParts];
+      const auto reorder = [&](std::int64_t p, const TokenRows& t) { split[p].set(t.interleaved, t.span, t.c, t.s); };
       const auto fits = [&](std::int64_t m) { return covered == n && n == 2 * m * V::kWidth; };
       const auto fixed = [&](auto m) {
-        heads_in_turn(run, reorder, [&](std::int64_t s, const TokenRows& t, const void* x, void* y) __attribute__((always_inline)) {
+        heads_in_turn(run, reorder, [&](std::int64_t p, const TokenRows& t, const void* x, void* y) __attribute__((always_inline)) {
           if (t.interleaved) {
-            interleaved_split_head<V, Stream, m()>(RowVectors<V, m(), false>(split[s].c), RowVectors<V, m(), false>(split[s].s), x, y);
+            interleaved_split_head<V, Stream, m()>(RowVectors<V, m(), false>(split[p].c), RowVectors<V, m(), false>(split[p].s), x, y);
           } else {
-            half_split_head<V, Stream, m()>(RowVectors<V, 2 * m(), false>(split[s].c), RowVectors<V, 2 * m(), false>(split[s].s), x, y);
+            half_split_head<V, Stream, m()>(RowVectors<V, 2 * m(), false>(split[p].c), RowVectors<V, 2 * m(), false>(split[p].s), x, y);
           }
         });
       };
@@ -407,7 +408,7 @@ void rotate_in_turn(const TokenRun& run) {
 // a profile of 1 token x 32 heads x 128, bf16, in cache), and the kernel is chosen once per run.
 template <class V, DType D, bool Stream>
 void rotate_heads(const TokenRun& run) {
-  if (run.streams > 1) return rotate_in_turn<V, D, Stream>(run);
+  if (run.parts > 1) return rotate_in_turn<V, D, Stream>(run);
   const TokenRows& r0 = run.first;
   if constexpr (D == DType::bf16) {
     if (r0.span <= kSplitRowFloats) {
