@@ -182,9 +182,11 @@ class RopeCache {
 // RopeTensor::heads, when set, replaces n_heads for it). positions holds
 // n_tokens x position_axes() values. Fused: angles and sin/cos computed inside the call. Each
 // thread that computes rows keeps those of its last call (up to 512 KiB of them: 512 tokens at
-// head_dim 128) and of its last block of 16 tokens beyond that, and the next call with the same
-// plan reuses them where the positions are the same (the layers of one forward pass); the
-// results are the same bits either way.
+// head_dim 128) and of its last block of 16 tokens (per part, up to 4 parts) beyond that, and
+// the next call with the same plan reuses them where the positions are the same (the layers of
+// one forward pass); the results are the same bits either way, as they are whatever the order
+// in which tokens and heads are rotated (Q's before K's, or in place on some CPUs several parts
+// of a thread's tokens at once).
 void rope_apply(const RopePlan& plan, DType dtype, std::int64_t n_tokens, std::int64_t n_heads,
                 const std::int64_t* positions, const RopeTensor& q, const RopeTensor& k, const Options& options = {});
 // The same through a cache (single position axis; every position must lie in the cache).
