@@ -93,21 +93,23 @@ inline void prefetch_row(const char* p, std::size_t bytes) {
   for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, 0, 2);
 }
 
+// A head row's elements from span to tail_end, copied from x to y (out of place).
+inline void copy_tail(const TokenRows& r, const char* x, char* y) {
+  const std::size_t size = size_of(r.dtype), span = static_cast<std::size_t>(r.span) * size;
+  std::memcpy(y + span, x + span, static_cast<std::size_t>(r.tail_end - r.span) * size);
+}
+
 // Heads [begin, end) of one token: prefetch(h), rotate_row(x, y) for the rotated span, then
 // with Tail the elements from span to tail_end copied (out of place).
 template <bool Tail, class RotateRow, class Prefetch>
 void heads_in_range(const TokenRows& r, std::int64_t begin, std::int64_t end, RotateRow& rotate_row,
                     Prefetch prefetch) {
-  const std::size_t size = size_of(r.dtype);
   for (std::int64_t h = begin; h < end; ++h) {
     const char* x = r.in + h * r.in_head_bytes;
     char* y = r.out + h * r.out_head_bytes;
     prefetch(h);
     rotate_row(x, y);
-    if constexpr (Tail) {
-      std::memcpy(y + static_cast<std::size_t>(r.span) * size, x + static_cast<std::size_t>(r.span) * size,
-                  static_cast<std::size_t>(r.tail_end - r.span) * size);
-    }
+    if constexpr (Tail) copy_tail(r, x, y);
   }
 }
 
@@ -185,7 +187,6 @@ template <class Prepare, class Head>
 void heads_in_turn(const TokenRun& run, Prepare prepare, Head head) {
   const std::int64_t n = run.parts;
   const TokenRows& r = run.first;
-  const auto size = static_cast<std::size_t>(size_of(r.dtype));
   const bool tail = r.in != r.out && r.tail_end > r.span;
   TokenRows t[kMaxParts];
   for (std::int64_t k = 0; k < run.tokens; ++k) {
@@ -198,10 +199,7 @@ void heads_in_turn(const TokenRun& run, Prepare prepare, Head head) {
         const char* x = t[p].in + h * r.in_head_bytes;
         char* y = t[p].out + h * r.out_head_bytes;
         head(p, t[p], x, y);
-        if (tail) {
-          std::memcpy(y + static_cast<std::size_t>(r.span) * size, x + static_cast<std::size_t>(r.span) * size,
-                      static_cast<std::size_t>(r.tail_end - r.span) * size);
-        }
+        if (tail) copy_tail(r, x, y);
       }
     }
   }

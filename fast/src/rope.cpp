@@ -105,8 +105,7 @@ struct Rotation {
   std::int64_t n_heads;  // of a tensor whose RopeTensor::heads is 0
   bool stream;  // out-of-place outputs with non-temporal stores
   std::int64_t prefetch_ahead;  // 0: none
-  std::int64_t pass;  // tokens whose Q is rotated before their K (rotate_tokens)
-  bool all_rows_kept;  // a row per token kept (pass: the whole call)
+  bool all_rows_kept;  // a row per token kept: Q rotated over all the tokens before K (rotate_tokens)
   std::int64_t parts;  // of a thread's tokens rotated at once (rotate_parts), 1: none
 };
 
@@ -163,7 +162,7 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
                     part_tokens * x.in_token_stride * size, part_tokens * x.out_token_stride * size});
 }
 
-// Tokens [begin, end) in passes of r.pass tokens: the pass's Q tokens, then its K tokens, so that
+// Tokens [begin, end) in passes: the pass's Q tokens, then its K tokens, so that
 // each tensor is read in long runs (alternating every token costs ~10% at DRAM bandwidth). rows(t,
 // i) gives token t's row (its cosines; kernels.hpp, TokenRun), i = t - the pass's first token;
 // the fused path computes it on the Q pass and keeps it for K's (all_rows_kept: a pass is as
@@ -257,8 +256,9 @@ void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, cons
   }
   const std::int64_t q_run = streamed(r, q) ? 1 : kBlock;
   const float* run_rows[kBlock];
-  for (std::int64_t b = begin; b < end; b += r.pass) {
-    const std::int64_t e = std::min(end, b + r.pass);
+  const std::int64_t pass = r.all_rows_kept ? std::max(end - begin, kBlock) : kBlock;
+  for (std::int64_t b = begin; b < end; b += pass) {
+    const std::int64_t e = std::min(end, b + pass);
     const TokenOf after{e < end ? &q : nullptr, e};
     for (const RopeTensor* x : {&q, &k}) {
       if (!x->in) continue;
@@ -332,8 +332,7 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
   const bool all_kept = all_rows_kept(plan, n_tokens);
   const bool in_place = q.in == q.out && (!k.in || k.in == k.out);
   const std::int64_t at_once = in_place && !all_kept ? detail::in_place_parts(d, prefetches(bytes)) : 1;
-  return {kernels(isa), plan, d, n_heads, streams(options, bytes), ahead, all_kept ? std::max(n_tokens, kBlock) : kBlock,
-          all_kept, at_once};
+  return {kernels(isa), plan, d, n_heads, streams(options, bytes), ahead, all_kept, at_once};
 }
 
 // Split [0, n) into `threads` contiguous ranges, run on the kept workers (workers.hpp); every
