@@ -81,7 +81,7 @@ VectorFile bias_file() {
   return std::move(b).finish();
 }
 
-VectorFile invalid_file() {
+VectorFile invalid_alibi_file() {
   FileBuilder b("alibi", "invalid", 4003);
   describe_flags(b);
   b.group(CaseType::alibi_slopes, alibi(0), "zero heads");
@@ -107,7 +107,7 @@ std::vector<VectorFile> alibi_vectors() {
   std::vector<VectorFile> files;
   files.push_back(slopes_file());
   files.push_back(bias_file());
-  files.push_back(invalid_file());
+  files.push_back(invalid_alibi_file());
   return files;
 }
 

@@ -197,7 +197,7 @@ VectorFile mrope_file() {
   return std::move(b).finish();
 }
 
-VectorFile invalid_file() {
+VectorFile invalid_rope_file() {
   FileBuilder b("rope", "invalid", 1005);
   describe_flags(b);
   auto refuse = [&](RopeParams p, const std::string& comment, const std::string& parameter) {
@@ -345,7 +345,7 @@ std::vector<VectorFile> rope_vectors() {
   files.push_back(partial_file());
   files.push_back(proportional_file());
   files.push_back(mrope_file());
-  files.push_back(invalid_file());
+  files.push_back(invalid_rope_file());
   files.push_back(nan_file());
   return files;
 }

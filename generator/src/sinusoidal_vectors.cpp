@@ -103,7 +103,7 @@ VectorFile dot_file() {
   return std::move(b).finish();
 }
 
-VectorFile invalid_file() {
+VectorFile invalid_sinusoidal_file() {
   FileBuilder b("sinusoidal", "invalid", 3005);
   describe_flags(b);
   auto refuse = [&](SinusoidalParams p, std::int64_t position, const std::string& comment, const std::string& parameter) {
@@ -137,7 +137,7 @@ std::vector<VectorFile> sinusoidal_vectors() {
   files.push_back(table_file(SinusoidalFrequencies::tensor2tensor));
   files.push_back(embedding_file());
   files.push_back(dot_file());
-  files.push_back(invalid_file());
+  files.push_back(invalid_sinusoidal_file());
   return files;
 }
 

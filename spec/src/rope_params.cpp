@@ -209,22 +209,22 @@ std::int64_t RopeParams::pair_axis(std::int64_t i) const {
 }
 
 namespace {
-constexpr std::array kLayouts{"interleaved", "half"};
+constexpr std::array kRopeLayouts{"interleaved", "half"};
 constexpr std::array kPartials{"standard", "proportional"};
 constexpr std::array kScalings{"none", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope"};
 
 }  // namespace
 
 std::vector<ParameterChoices> rope_choices() {
-  return {{"rope", "rope.layout", kLayouts}, {"rope", "rope.partial", kPartials}, {"rope", "rope.scaling.kind", kScalings}};
+  return {{"rope", "rope.layout", kRopeLayouts}, {"rope", "rope.partial", kPartials}, {"rope", "rope.scaling.kind", kScalings}};
 }
 
-std::string_view to_string(RopeLayout v) { return kLayouts[static_cast<std::size_t>(v)]; }
+std::string_view to_string(RopeLayout v) { return kRopeLayouts[static_cast<std::size_t>(v)]; }
 std::string_view to_string(PartialRotary v) { return kPartials[static_cast<std::size_t>(v)]; }
 std::string_view to_string(RopeScalingKind v) { return kScalings[static_cast<std::size_t>(v)]; }
 
 RopeLayout parse_rope_layout(std::string_view s) {
-  return check::parse_enum<RopeLayout>("rope.layout", s, kLayouts);
+  return check::parse_enum<RopeLayout>("rope.layout", s, kRopeLayouts);
 }
 PartialRotary parse_partial_rotary(std::string_view s) {
   return check::parse_enum<PartialRotary>("rope.partial", s, kPartials);

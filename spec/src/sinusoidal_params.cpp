@@ -4,12 +4,12 @@
 
 namespace posenc {
 namespace {
-constexpr std::array kLayouts{"interleaved", "concatenated"};
+constexpr std::array kSinusoidalLayouts{"interleaved", "concatenated"};
 constexpr std::array kFrequencies{"paper", "tensor2tensor"};
 }  // namespace
 
 std::vector<ParameterChoices> sinusoidal_choices() {
-  return {{"sinusoidal", "sinusoidal.layout", kLayouts}, {"sinusoidal", "sinusoidal.frequencies", kFrequencies}};
+  return {{"sinusoidal", "sinusoidal.layout", kSinusoidalLayouts}, {"sinusoidal", "sinusoidal.frequencies", kFrequencies}};
 }
 
 void validate(const SinusoidalParams& p) {
@@ -22,13 +22,13 @@ void validate_sinusoidal_position(std::int64_t position) {
   check::in_range("sinusoidal.position", position, 0, check::kMaxAbsolutePosition);
 }
 
-std::string_view to_string(SinusoidalLayout v) { return kLayouts[static_cast<std::size_t>(v)]; }
+std::string_view to_string(SinusoidalLayout v) { return kSinusoidalLayouts[static_cast<std::size_t>(v)]; }
 std::string_view to_string(SinusoidalFrequencies v) {
   return kFrequencies[static_cast<std::size_t>(v)];
 }
 
 SinusoidalLayout parse_sinusoidal_layout(std::string_view s) {
-  return check::parse_enum<SinusoidalLayout>("sinusoidal.layout", s, kLayouts);
+  return check::parse_enum<SinusoidalLayout>("sinusoidal.layout", s, kSinusoidalLayouts);
 }
 SinusoidalFrequencies parse_sinusoidal_frequencies(std::string_view s) {
   return check::parse_enum<SinusoidalFrequencies>("sinusoidal.frequencies", s, kFrequencies);
