@@ -26,8 +26,8 @@ cmake --build build-asan -j "$jobs"
 #   (plugins.*.mutant, plugins.*.property, the unrotated and sign-flip plugins) go through the
 #   same runner, profiles and properties via `posenc conform`.
 # conform_mutants' quick checks (tampered vectors, invalid parameters, ALiBi, one ulp off, the
-# margin of a pass, ...) still run here. And vectors_loader's recomputation of every shipped case
-# through the reference (vectors_expected_values), which vectors_regenerate_identical does here
+# margin of a pass, ...) still run here. And the recomputation of every shipped case through the
+# reference (vectors_expected_values), which vectors_regenerate_identical does here
 # too (it evaluates every case through the reference, then compares the files byte for byte).
 # Tests are left out by name (ctest -E) or, within a test binary, by GTEST_FILTER; the latter
 # does not reach a test registered with its own --gtest_filter (the flag wins: until it got a
