@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+#include <type_traits>
 
 #include "baselines.hpp"
 #include "common.hpp"
@@ -32,21 +34,27 @@ constexpr double kBatchSeconds = 2e-3;  // each timed batch at least this long (
 // f32 tensors of a case as floats (Buffer<std::uint8_t> is 64-byte aligned).
 float* floats(std::uint8_t* p) { return reinterpret_cast<float*>(p); }
 
-// The case's copies (out of place, from its inputs to its outputs) or in-place scales: float
-// loops, so for f32 cases only.
-std::vector<Work> roofs(FastCall& f, bool in_place) {
-  std::vector<Work> b;
+// The case's copies (out of place, from its inputs to its outputs) or in-place scales, with their
+// names: float loops, so for f32 cases only.
+struct Roofs {
+  std::vector<Work> run;
+  std::vector<std::string> names;
+};
+Roofs roofs(FastCall& f, bool in_place) {
+  Roofs b;
   if (in_place) {
     for (const ScaleRoof& loop : scale_loops()) {
-      b.push_back([&f, run = loop.run] {
+      b.run.push_back([&f, run = loop.run] {
         for (std::size_t i = 0; i < f.tensors(); ++i) run(floats(f.in(i)), f.bytes(i) / 4);
       });
+      b.names.push_back(loop.prefix);
     }
   } else {
     for (const CopyRoof& loop : copy_loops()) {
-      b.push_back([&f, run = loop.run] {
+      b.run.push_back([&f, run = loop.run] {
         for (std::size_t i = 0; i < f.tensors(); ++i) run(floats(f.in(i)), floats(f.out(i)), f.bytes(i) / 4);
       });
+      b.names.push_back(loop.prefix);
     }
   }
   return b;
@@ -54,18 +62,41 @@ std::vector<Work> roofs(FastCall& f, bool in_place) {
 
 constexpr int kRounds = 31;
 
-void report(benchmark::State& state, const PairedRatio& r) {
-  state.counters["ratio"] = r.median;
-  state.counters["q1"] = r.q1;
-  state.counters["q3"] = r.q3;
-  state.counters["rounds"] = r.rounds;
+// A paired ratio as a benchmark's counters, its fastest roof's name as the label (ratios.cpp
+// reads both).
+struct Named {
+  PairedRatio ratio;
+  std::string roof;
+};
+
+void report(benchmark::State& state, const Named& r) {
+  state.counters["ratio"] = r.ratio.median;
+  state.counters["q1"] = r.ratio.q1;
+  state.counters["q3"] = r.ratio.q3;
+  state.counters["rounds"] = r.ratio.rounds;
+  state.counters["fastest_each_round"] = r.ratio.median_of_fastest_each_round;
+  state.SetLabel(r.roof);
 }
 
-// One benchmark of one iteration: a paired ratio made by make_ratio() (objects built inside it).
+// The ratio against the case's roofs, named.
+Named against_roofs(FastCall& f, bool in_place) {
+  const Roofs b = roofs(f, in_place);
+  const PairedRatio r = paired_ratio([&f] { f.call(); }, b.run, kRounds);
+  return {r, b.names[r.fastest]};
+}
+
+// One benchmark of one iteration: a paired ratio made by make_ratio() (objects built inside
+// it), a PairedRatio or a Named.
 template <class F>
 void add_paired(const std::string& name, F make_ratio) {
   benchmark::RegisterBenchmark(name.c_str(), [make_ratio](benchmark::State& state) {
-    for (auto _ : state) report(state, make_ratio());
+    for (auto _ : state) {
+      if constexpr (std::is_same_v<decltype(make_ratio()), Named>) {
+        report(state, make_ratio());
+      } else {
+        report(state, Named{make_ratio(), ""});
+      }
+    }
   })->Iterations(1)->Repetitions(1)->UseRealTime();
 }
 
@@ -76,16 +107,25 @@ PairedRatio paired_ratio(const Work& a, const std::vector<Work>& b, int rounds) 
   for (const Work& f : b) f();
   int batch = 1;
   while (seconds(a, batch) < kBatchSeconds) batch *= 2;
-  std::vector<double> ratios;
+  std::vector<std::vector<double>> ratios(b.size());  // [roof][round]
+  std::vector<double> fastest_each_round;
   for (int round = 0; round < rounds; ++round) {
-    double ta = 0, tb = 1e300;
+    double ta = 0;
+    std::vector<double> tb;
     if (round % 2 == 0) ta = seconds(a, batch);
-    for (const Work& f : b) tb = std::min(tb, seconds(f, batch));
+    for (const Work& f : b) tb.push_back(seconds(f, batch));
     if (round % 2 == 1) ta = seconds(a, batch);
-    ratios.push_back(tb / ta);
+    for (std::size_t j = 0; j < b.size(); ++j) ratios[j].push_back(tb[j] / ta);
+    fastest_each_round.push_back(*std::min_element(tb.begin(), tb.end()) / ta);
   }
-  std::sort(ratios.begin(), ratios.end());
-  return {quantile(ratios, 0.5), quantile(ratios, 0.25), quantile(ratios, 0.75), rounds};
+  for (auto& r : ratios) std::sort(r.begin(), r.end());
+  std::sort(fastest_each_round.begin(), fastest_each_round.end());
+  std::size_t fastest = 0;
+  for (std::size_t j = 1; j < b.size(); ++j) {
+    if (quantile(ratios[j], 0.5) < quantile(ratios[fastest], 0.5)) fastest = j;
+  }
+  const std::vector<double>& r = ratios[fastest];
+  return {quantile(r, 0.5), quantile(r, 0.25), quantile(r, 0.75), rounds, fastest, quantile(fastest_each_round, 0.5)};
 }
 
 void register_paired() {
@@ -97,7 +137,7 @@ void register_paired() {
           const std::string mode = std::string(in_place ? "/in" : "/out") + (moving ? "-moving" : "");
           add_paired("paired/" + w.name + mode, [w, in_place, moving] {
             FastCall f({.w = w, .in_place = in_place, .moving = moving});
-            return paired_ratio([&f] { f.call(); }, roofs(f, in_place), kRounds);
+            return against_roofs(f, in_place);
           });
         }
       }
@@ -123,9 +163,15 @@ void register_paired() {
   for (const bool moving : {false, true}) {
     add_paired(std::string("paired/decode/1/") + (moving ? "out-moving" : "out"), [moving] {
       FastCall f({.w = workload("decode/1"), .moving = moving});
-      return paired_ratio([&f] { f.call(); }, roofs(f, false), kRounds);
+      return against_roofs(f, false);
     });
   }
+  add_paired("paired/control/copy-self", [] {
+    const Workload w = workload("Q/B");
+    Buffer<float> in(static_cast<std::size_t>(w.elements()), 1.0f), out(in.size());
+    const auto copy = [&] { stream_copy_nontemporal(in.data(), out.data(), in.size()); };
+    return paired_ratio(copy, std::vector<Work>(copy_loops().size(), copy), kRounds);
+  });
 }
 
 }  // namespace posenc::bench

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -7,13 +8,19 @@ namespace posenc::bench {
 
 // A ratio of speeds measured in pairs: rounds of a timed batch of `a` beside a timed batch of
 // each of `b` (same batch size, within milliseconds of each other, the order reversed every
-// other round), each round giving the fastest b's time over a's. The median over the rounds and
-// its quartiles. On shared machines a slow spell lasts longer than a round, so it slows both
-// sides of a round alike, where ratios of separately timed medians can swing by a third (issue
-// 19's Zen 3 round: Q+K in place at shape A read 0.99, 0.73 and 0.91 in three runs).
+// other round), each round giving each b's time over a's. On shared machines a slow spell lasts
+// longer than a round, so it slows both sides of a round alike, where ratios of separately timed
+// medians can swing by a third (issue 19's Zen 3 round: Q+K in place at shape A read 0.99, 0.73
+// and 0.91 in three runs). The result is the fastest b's: the one whose median ratio over the
+// rounds is the lowest, with that median, its quartiles, and its index in b. Not the median of
+// each round's fastest b: the fastest of several noisy times is biased fast, so that estimator
+// read a copy against 6 copies of itself (which is 1 exactly) as 0.96-0.98 on the Zen 3 VM at 64
+// MiB, where this one read 0.98-1.01 (register_paired's control; issue 19's third Zen 3 round).
 struct PairedRatio {
   double median, q1, q3;
   int rounds;
+  std::size_t fastest;  // index in b
+  double median_of_fastest_each_round;  // the biased estimator, kept for the control's line
 };
 PairedRatio paired_ratio(const std::function<void()>& a, const std::vector<std::function<void()>>& b, int rounds);
 
@@ -24,7 +31,9 @@ PairedRatio paired_ratio(const std::function<void()>& a, const std::vector<std::
 // KeptRows) and 16 positions on every call (-moving: every row computed, as a pass's first layer
 // computes them); 2 threads against 1
 // (and the non-temporal copy likewise: the machine's own scaling); bf16 against f32 elements
-// per second; decode against the copies of its bytes.
+// per second; decode against the copies of its bytes. Each roof's name is the benchmark's
+// label. And the estimator's control: shape B's non-temporal copy against as many copies of
+// itself as there are copy roofs, whose true ratio is 1.
 void register_paired();
 
 }  // namespace posenc::bench

@@ -28,13 +28,14 @@ std::string f32(const std::string& w, const std::string& mode, int threads = 1) 
   return "fused/" + w + "/f32/half/" + mode + "/" + std::to_string(threads);
 }
 
-// A paired ratio (paired.hpp) with its quartiles and target.
+// A paired ratio (paired.hpp) with its quartiles, target and fastest roof.
 void paired(const Recorder& r, const std::string& what, const std::string& name, double target) {
   const auto it = r.paired.find("paired/" + name);
   if (it == r.paired.end()) return;
-  const PairedRatio& p = it->second;
+  const PairedRatio& p = it->second.ratio;
   std::printf("  %-56s %6.2f  [%.2f, %.2f]", what.c_str(), p.median, p.q1, p.q3);
   if (target > 0) std::printf("  (target >= %.2f)", target);
+  if (!it->second.roof.empty()) std::printf("  %s", it->second.roof.c_str());
   std::printf("\n");
 }
 
@@ -48,8 +49,9 @@ void Recorder::ReportRuns(const std::vector<Run>& runs) {
   for (const auto& run : runs) {
     const std::string name = run.run_name.function_name;
     if (const auto ratio = run.counters.find("ratio"); ratio != run.counters.end()) {
-      paired[name] = {ratio->second, run.counters.at("q1"), run.counters.at("q3"),
-                      static_cast<int>(run.counters.at("rounds"))};
+      const PairedRatio p{ratio->second, run.counters.at("q1"), run.counters.at("q3"),
+                          static_cast<int>(run.counters.at("rounds")), 0, run.counters.at("fastest_each_round")};
+      paired[name] = {p, run.report_label};
     }
     if (run.run_type != Run::RT_Aggregate || run.aggregate_name != "median") continue;
     const auto it = run.counters.find("items_per_second");
@@ -70,9 +72,10 @@ void print_ratios(const Recorder& r) {
               "   the fastest of plain, prefetched likewise, and in 2 or 4 parts at once; same bytes,\n"
               "   same run)\n");
   if (!r.paired.empty()) {
-    const int rounds = r.paired.begin()->second.rounds;
+    const int rounds = r.paired.begin()->second.ratio.rounds;
     std::printf("\n issue 19's targets, paired: the median over %d rounds [quartiles], each round timing a batch of\n"
-                " the fused calls beside batches of each roof on the same tensors (bench/paired.hpp)\n",
+                " the fused calls beside batches of each roof on the same tensors; of the roofs, the one whose\n"
+                " median is the fastest, named at the end (bench/paired.hpp)\n",
                 rounds);
   }
   for (const char* shape : {"A", "B"}) {
@@ -92,6 +95,12 @@ void print_ratios(const Recorder& r) {
   paired(r, "QK/B bf16 / f32 [elements/s]", "QK/B/bf16", 1.7);
   paired(r, "decode, 1 token x (32 + 8) heads, same position / best copy", "decode/1/out", 0.5);
   paired(r, "decode, 1 token x (32 + 8) heads, new position / best copy", "decode/1/out-moving", 0.5);
+  if (const auto it = r.paired.find("paired/control/copy-self"); it != r.paired.end()) {
+    const PairedRatio& p = it->second.ratio;
+    std::printf("  control: Q/B's non-temporal copy / %s copies of itself (1 exactly):\n"
+                "    the fastest roof's median %.2f [%.2f, %.2f]; the median of each round's fastest %.2f\n",
+                std::to_string(copy_loops().size()).c_str(), p.median, p.q1, p.q3, p.median_of_fastest_each_round);
+  }
   std::printf("\n ratios of medians over the benchmarks' interleaved repetitions\n");
   for (const char* shape : {"A", "B"}) {
     for (const char* kind : {"Q/", "GQA/", "QK/"}) {
