@@ -49,6 +49,7 @@ void Recorder::ReportRuns(const std::vector<Run>& runs) {
   for (const auto& run : runs) {
     const std::string name = run.run_name.function_name;
     if (const auto ratio = run.counters.find("ratio"); ratio != run.counters.end()) {
+      // The fastest roof's index is not among the counters (0 here); its name is the label.
       const PairedRatio p{ratio->second, run.counters.at("q1"), run.counters.at("q3"),
                           static_cast<int>(run.counters.at("rounds")), 0, run.counters.at("fastest_each_round")};
       paired[name] = {p, run.report_label};
@@ -97,9 +98,9 @@ void print_ratios(const Recorder& r) {
   paired(r, "decode, 1 token x (32 + 8) heads, new position / best copy", "decode/1/out-moving", 0.5);
   if (const auto it = r.paired.find("paired/control/copy-self"); it != r.paired.end()) {
     const PairedRatio& p = it->second.ratio;
-    std::printf("  control: Q/B's non-temporal copy / %s copies of itself (1 exactly):\n"
+    std::printf("  control: Q/B's non-temporal copy / %zu copies of itself (1 exactly):\n"
                 "    the fastest roof's median %.2f [%.2f, %.2f]; the median of each round's fastest %.2f\n",
-                std::to_string(copy_loops().size()).c_str(), p.median, p.q1, p.q3, p.median_of_fastest_each_round);
+                copy_loops().size(), p.median, p.q1, p.q3, p.median_of_fastest_each_round);
   }
   std::printf("\n ratios of medians over the benchmarks' interleaved repetitions\n");
   for (const char* shape : {"A", "B"}) {
