@@ -15,7 +15,7 @@ namespace posenc::bench {
 // rounds is the lowest, with that median, its quartiles, and its index in b. Not the median of
 // each round's fastest b: the fastest of several noisy times is biased fast, so that estimator
 // read a copy against 6 copies of itself (which is 1 exactly) as 0.92-0.98 on the Zen 3 VM at 64
-// MiB in eight runs, where this one read 0.98-1.01 in six (register_paired's control; issue 19's
+// MiB in ten runs, where this one read 0.97-1.01 in eight (register_paired's control; issue 19's
 // third Zen 3 round).
 struct PairedRatio {
   double median, q1, q3;
