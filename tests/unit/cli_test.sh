@@ -83,8 +83,8 @@ expect "--own-vectors trusts the folder (the edited slope now fails the referenc
 
 # --filter and --exclude (SPEC.md section 9): paths match only themselves, globs, several of each.
 # The files a selection lists, judged at position 0 only (--max-position 0: every file is still
-# listed, each with a few cases judged): the selection is under test here, not the reference,
-# whose every case took 1.8 s a call in Release and 6 s under ASan.
+# listed): the selection is under test here, not the reference (all of a file's cases judged took
+# 1.8 s a call in Release, 6 s under ASan).
 files() {
   "$posenc" conform --impl reference --formats f64 --property-cases 0 --max-position 0 "$@" 2>&1 |
     grep -o '^[a-z]*/[a-z0-9_]*\.json' | tr '\n' ' '
