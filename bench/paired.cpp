@@ -64,12 +64,7 @@ constexpr int kRounds = 31;
 
 // A paired ratio as a benchmark's counters, its fastest roof's name as the label (ratios.cpp
 // reads both).
-struct Named {
-  PairedRatio ratio;
-  std::string roof;
-};
-
-void report(benchmark::State& state, const Named& r) {
+void report(benchmark::State& state, const NamedRatio& r) {
   state.counters["ratio"] = r.ratio.median;
   state.counters["q1"] = r.ratio.q1;
   state.counters["q3"] = r.ratio.q3;
@@ -79,22 +74,22 @@ void report(benchmark::State& state, const Named& r) {
 }
 
 // The ratio against the case's roofs, named.
-Named against_roofs(FastCall& f, bool in_place) {
+NamedRatio against_roofs(FastCall& f, bool in_place) {
   const Roofs b = roofs(f, in_place);
   const PairedRatio r = paired_ratio([&f] { f.call(); }, b.run, kRounds);
   return {r, b.names[r.fastest]};
 }
 
 // One benchmark of one iteration: a paired ratio made by make_ratio() (objects built inside
-// it), a PairedRatio or a Named.
+// it), a PairedRatio or a NamedRatio.
 template <class F>
 void add_paired(const std::string& name, F make_ratio) {
   benchmark::RegisterBenchmark(name.c_str(), [make_ratio](benchmark::State& state) {
     for (auto _ : state) {
-      if constexpr (std::is_same_v<decltype(make_ratio()), Named>) {
+      if constexpr (std::is_same_v<decltype(make_ratio()), NamedRatio>) {
         report(state, make_ratio());
       } else {
-        report(state, Named{make_ratio(), ""});
+        report(state, NamedRatio{make_ratio(), ""});
       }
     }
   })->Iterations(1)->Repetitions(1)->UseRealTime();

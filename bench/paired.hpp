@@ -25,6 +25,13 @@ struct PairedRatio {
 };
 PairedRatio paired_ratio(const std::function<void()>& a, const std::vector<std::function<void()>>& b, int rounds);
 
+// A paired ratio with its fastest roof's name (empty where the ratio has no roofs): what a
+// paired benchmark reports (its counters and label) and the ratio table reads back (ratios.hpp).
+struct NamedRatio {
+  PairedRatio ratio;
+  std::string roof;
+};
+
 // paired/...: the ratios issue 19 sets targets for, each as a benchmark with counters ratio,
 // q1, q3 and rounds (ratios.cpp prints them): fused f32 against the same tensors' copies (out of
 // place) and in-place scales (in place) for Q, GQA and QK at shapes A and B, at the same

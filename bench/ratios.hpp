@@ -9,19 +9,12 @@
 
 namespace posenc::bench {
 
-// A paired ratio as its benchmark reported it (paired.cpp): the fastest roof's name, if it had
-// roofs.
-struct ReportedPair {
-  PairedRatio ratio;
-  std::string roof;
-};
-
 // Keeps each benchmark's median over its repetitions, and each paired ratio (paired.hpp), for
 // the ratio table.
 class Recorder : public benchmark::ConsoleReporter {
  public:
   std::map<std::string, double> items, bytes;
-  std::map<std::string, ReportedPair> paired;
+  std::map<std::string, NamedRatio> paired;
   void ReportRuns(const std::vector<Run>& runs) override;
 };
 
