@@ -390,9 +390,6 @@ TEST_P(FastPath, StreamedTokensOffTheAlignmentGiveTheSameBits) {
   }
 }
 
-// The anchor's sin/cos a thread keeps between calls (rope.cpp, last_anchor) belong to their plan:
-// two plans at one position, called in turn, and a plan built where the last one was, each give
-// their own cache's bits (RopeCache rows never use the kept anchor).
 #ifdef POSENC_CONFIGURE_READ_AVX512
 // A sanitized build leaves the real AVX-512 kernels uninstrumented where its configure read no
 // AVX-512 (fast/CMakeLists.txt): a reading that differed from the dispatcher's would let them
@@ -402,6 +399,9 @@ TEST(Fast, TheSanitizedBuildReadAvx512AsTheDispatcherDoes) {
 }
 #endif
 
+// The anchor's sin/cos a thread keeps between calls (rope.cpp, last_anchor) belong to their plan:
+// two plans at one position, called in turn, and a plan built where the last one was, each give
+// their own cache's bits (RopeCache rows never use the kept anchor).
 TEST(Fast, TheKeptAnchorBelongsToItsPlan) {
   const std::int64_t position = 4103;
   std::vector<float> x(128, 0.75f), y(128), z(128);
