@@ -213,7 +213,11 @@ constexpr std::int64_t kBlock = 16;
 
 // The rows a thread keeps through a call and after it (detail::KeptRows): every token's where the
 // call's rows take at most kKeptRowBytes (the layers of a forward pass then compute none after the
-// first), else a block's.
+// first), else a block's. Not 4 MiB (every row of 4096 tokens at head_dim 128 kept, read back from
+// memory by the next call instead of computed; passes and parts as at 512 KiB): on the Zen 3 VM
+// (AVX2), f32, shape B, the paired bench's ratios in 3 alternating runs of each build, in place Q
+// 0.89-0.90 against 0.92-0.96, Q and 8 K heads 0.85-0.87 against 0.90-0.92, Q and K 0.88-0.94
+// against 0.81-0.98; out of place Q 0.85-0.89 against 0.82-0.86, the others within the noise.
 constexpr std::size_t kKeptRowBytes = std::size_t{512} << 10;  // 512 tokens at head_dim 128
 bool all_rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
   // A product, not a 64-bit division per call; the first test bounds n_tokens by 2^19, so the
