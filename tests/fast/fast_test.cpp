@@ -570,6 +570,10 @@ TEST(Fast, BadLayoutsAreRefusedBeforeAnyWrite) {
   const std::int64_t huge = std::int64_t{1} << 62;
   refused("q.in extent", 3, 1, view(other.data(), buf.data(), huge, 8));  // 2 * 2^62 overflows
   refused("n_tokens", huge, 1, view(other.data(), buf.data(), 8, 8));
+  // In place the output's view alone is checked (rope.cpp, check_layout): the same refusals.
+  refused("q.out_head_stride = 0", 2, 2, view(buf.data(), buf.data(), 16, 0));
+  refused("q.out strides", 2, 2, view(buf.data(), buf.data(), 8, 4));
+  refused("q.out extent", 3, 1, view(buf.data(), buf.data(), huge, 8));
   // Q and K overlapping, an output over the other tensor's input, in and out half-overlapping.
   refused("q.out and k.out", 2, 2, view(other.data(), buf.data(), 16, 8), view(other.data() + 32, buf.data() + 8, 16, 8));
   refused("q.out and k.in", 2, 1, view(other.data(), buf.data(), 8, 8), view(buf.data() + 8, other.data() + 40, 8, 8));
