@@ -212,7 +212,10 @@ bool all_rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
 // Q of 32 heads 1.22, 1.24, 1.22, 1.02 and 0.95 (5 processes); Q and K of 8 1.18, 1.18, 0.97;
 // Q and K of 32 1.19, 1.22; interleaved 1.25; f16 1.09; 2 threads 1.12; 2048 tokens 1.38. Not
 // taken: 2 parts (0.99), out of place (non-temporal stores from 4 places: 0.84-1.02, with or
-// without the prefetch), bf16 (Q and K of 32: 0.90; its split kernel's reordered rows per part
+// without the prefetch; from 2, without it, issue 19's sixth Zen 3 round, the paired bench's
+// ratios to the copy in 3 alternating runs of each build, f32 at shape B: Q 0.68-0.72 against
+// 0.82-0.87 in one part, Q and 8 K heads 0.73-0.78 against 0.82-0.88, Q and K 0.68-0.77 against
+// 0.86-0.91), bf16 (Q and K of 32: 0.90; its split kernel's reordered rows per part
 // cost more than the parts give), the prefetch within the parts (0.90).
 template <class Rows>
 void rotate_parts(const Rotation& r, std::int64_t begin, std::int64_t per, std::int64_t parts, const RopeTensor& q,
