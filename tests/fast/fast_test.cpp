@@ -522,13 +522,13 @@ TEST(Fast, BadCallsAreRefusedWithTheParameterNamed) {
   const std::int64_t zero = 0;
   EXPECT_NE(error_of([&] { rope_apply(plan, DType::f32, 1, 1, &zero, q, {}, {Isa::scalar, 0}); }).find("threads = 0"), std::string::npos);
   EXPECT_NE(error_of([&] { rope_apply(plan, DType::f32, 1, 1, nullptr, q, {}); }).find("positions"), std::string::npos);
-  RopeTensor no_out = q, k_no_out = q, k_heads = q;
+  RopeTensor no_out = q, k_no_out = q, bad_heads = q;
   no_out.out = nullptr;
   k_no_out.out = nullptr;
-  k_heads.heads = -2;
+  bad_heads.heads = -2;
   EXPECT_NE(error_of([&] { rope_apply(plan, DType::f32, 1, 1, &zero, no_out, {}); }).find("q.in/out = null"), std::string::npos);
   EXPECT_NE(error_of([&] { rope_apply(plan, DType::f32, 1, 1, &zero, q, k_no_out); }).find("k.in/out = null"), std::string::npos);
-  EXPECT_NE(error_of([&] { rope_apply(plan, DType::f32, 1, 1, &zero, k_heads, {}); }).find("q.heads = -2"), std::string::npos);
+  EXPECT_NE(error_of([&] { rope_apply(plan, DType::f32, 1, 1, &zero, bad_heads, {}); }).find("q.heads = -2"), std::string::npos);
   const RopeCache cache(plan, 10, 5, Isa::scalar);
   const std::int64_t outside = 15;
   EXPECT_NE(error_of([&] { rope_apply(cache, DType::f32, 1, 1, &outside, q, {}); }).find("in the cache's range [10, 14]"), std::string::npos);
