@@ -165,21 +165,29 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
 // 0.80-0.84), with 8 K heads 0.72-0.85 to 0.79-0.93; 4096 tokens in place 0.83-0.88 to
 // 0.88-0.96, with 8 K heads 0.82-0.89 to 0.84-0.94; 16 tokens out of place in L2 0.76-0.81 of a
 // hand-written loop's to 0.84-0.89, f16 0.59-0.63 to 0.73-0.74. The rows of a run are computed
-// before it; where the outputs are streamed, Q's tokens go one per run instead, their rows
-// computed between them: with runs of 16, 512 tokens out of place took 0.95-0.96 of a
-// non-temporal copy's speed (a call per token, 0.99-1.01); one per run, 0.99-1.02, Q and K
-// 0.95-0.99 (a call per token 0.78-0.89), Q and K at 4096 tokens 0.93-0.98 (0.87-1.03); 512
-// tokens in place in runs of 1 and 4 took 1.07-1.10 and 1.02-1.05 times as long as in runs of
-// 16, and with the first 4, 8 or 16 KiB of a run's first token prefetched into L1 before its
-// rows, 1.02-1.13, 1.07-1.09 and 1.36-1.51 times as long. In place, Q's outputs are not streamed
-// even in a streaming call, and its runs are whole blocks (until issue 19's Zen 3 round they were
-// runs of 1 there, as the call streamed). On a Zen 3 VM (AVX2), both builds loaded into one
-// process and called in alternating batches on the same memory (median of the old build's time
-// over the new one's, 21 rounds; 9 at 4096 tokens): 512 tokens in place of 32 heads 1.08, of 32
-// and 8 K heads 1.14, of 32 and 32 1.19; 4096 tokens of 32 heads 1.03, of 32 and 8 1.06. Streamed
-// Q in runs of 16 instead, measured so out of place: 512 tokens of 32 heads 0.96-1.11 (4 runs), of
-// 32 and 32 1.19, 4096 tokens of 32 heads 1.05-1.07 (3 runs), of 32 and 8 1.01, of 32 and 32 0.96:
-// no consistent gain, not kept. (Before the runs, measured the same way with a call per token:
+// before it. Until issue 19's native Intel round, where the outputs were streamed, Q's tokens went
+// one per run instead, their rows computed between them: on that Zen 5 VM, with runs of 16, 512
+// tokens out of place took 0.95-0.96 of a non-temporal copy's speed (one per run 0.99-1.02). Since
+// then the calls changed (rows kept across calls, passes, the fixed cost of a run), and on the
+// Intel Xeon VM (CPUID family 6 model 207, AVX-512), f32 out of place (streamed), timer-sampled
+// `perf record` of 512 tokens x 32 heads put 8.5% of the samples in building each token's run
+// (its stores to the stack wait behind the non-temporal ones) and 3-5% more in the call per token
+// around it. Runs of 16 against one per run there (one build switching between them, alternating
+// batches), median of time over time (15-21 rounds): Q 0.95-0.97 at 512 tokens (rows kept),
+// 0.93-0.95 at 4096
+// (rows computed per block), 0.97 at 512 tokens with new positions every call, 0.94 at 4096; Q
+// and 8 K heads 0.99 and 0.93; Q and K 0.97 and 0.995. On the Zen 3 VM (AVX2), both builds in one
+// process, one per run over runs of 16: 512 tokens of 32 heads 0.96-1.11 (4 runs), of 32 and 32
+// 1.19, 4096 tokens of 32 heads 1.05-1.07 (3 runs), of 32 and 8 1.01, of 32 and 32 0.96. So every
+// tensor's tokens now go in runs of kBlock. In place, Q's outputs are not streamed even in a
+// streaming call (until issue 19's Zen 3 round they too went one per run there): on the Zen 3 VM,
+// both builds loaded into one process and called in alternating batches on the same memory
+// (median of the old build's time over the new one's, 21 rounds; 9 at 4096 tokens): 512 tokens in
+// place of 32 heads 1.08, of 32 and 8 K heads 1.14, of 32 and 32 1.19; 4096 tokens of 32 heads
+// 1.03, of 32 and 8 1.06; and on the Zen 5 VM 512 tokens in place in runs of 1 and 4 took
+// 1.07-1.10 and 1.02-1.05 times as long as in runs of 16, and with the first 4, 8 or 16 KiB of a
+// run's first token prefetched into L1 before its rows, 1.02-1.13, 1.07-1.09 and 1.36-1.51 times
+// as long. (Before the runs, measured the same way with a call per token:
 // all of a block's rows before its first token, 1.06-1.08 times as long; each token's
 // successor's row before its rotation, 1.02-1.04; the token loop without its two divisions,
 // 1.00-1.02; blocks of 64 tokens within the noise. And computing the next block's rows in pieces between head rows measured no
@@ -222,17 +230,13 @@ bool all_rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
 template <class Rows>
 void rotate_parts(const Rotation& r, std::int64_t begin, std::int64_t per, std::int64_t parts, const RopeTensor& q,
                   const RopeTensor& k, Rows& rows) {
-  const std::int64_t q_run = streamed(r, q) ? 1 : kBlock;
   const float* block_rows[kBlock * detail::kMaxParts];
   for (std::int64_t b = 0; b < per; b += kBlock) {
     const std::int64_t e = std::min(per, b + kBlock);
-    for (std::int64_t t0 = b; t0 < e; t0 += q_run) {
-      const std::int64_t t1 = std::min(e, t0 + q_run);
-      for (std::int64_t p = 0; p < parts; ++p) {
-        for (std::int64_t t = t0; t < t1; ++t) block_rows[p * kBlock + t - b] = rows(begin + p * per + t, p * kBlock + t - b);
-      }
-      rotate_run(r, q, begin + t0, t1 - t0, block_rows + (t0 - b), {}, parts, per, kBlock);
+    for (std::int64_t p = 0; p < parts; ++p) {
+      for (std::int64_t t = b; t < e; ++t) block_rows[p * kBlock + t - b] = rows(begin + p * per + t, p * kBlock + t - b);
     }
+    rotate_run(r, q, begin + b, e - b, block_rows, {}, parts, per, kBlock);
     if (k.in) rotate_run(r, k, begin + b, e - b, block_rows, {}, parts, per, kBlock);
   }
 }
@@ -245,7 +249,6 @@ void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, cons
     rotate_parts(r, begin, per, r.parts, q, k, rows);
     begin += r.parts * per;
   }
-  const std::int64_t q_run = streamed(r, q) ? 1 : kBlock;
   const float* run_rows[kBlock];
   const std::int64_t pass = r.all_rows_kept ? std::max(end - begin, kBlock) : kBlock;
   for (std::int64_t b = begin; b < end; b += pass) {
@@ -253,10 +256,9 @@ void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, cons
     const TokenOf after{e < end ? &q : nullptr, e};
     for (const RopeTensor* x : {&q, &k}) {
       if (!x->in) continue;
-      const std::int64_t run = x == &q ? q_run : kBlock;
       const TokenOf last = x == &q && k.in ? TokenOf{&k, b} : after;
-      for (std::int64_t t0 = b; t0 < e; t0 += run) {
-        const std::int64_t t1 = std::min(e, t0 + run);
+      for (std::int64_t t0 = b; t0 < e; t0 += kBlock) {
+        const std::int64_t t1 = std::min(e, t0 + kBlock);
         for (std::int64_t t = t0; t < t1; ++t) run_rows[t - t0] = rows(t, t - b);
         rotate_run(r, *x, t0, t1 - t0, run_rows, t1 < e ? TokenOf{x, t1} : last);
       }
