@@ -289,9 +289,9 @@ double call_bytes(DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int
 // L2, T = 512 ran 21 GB/s with ordinary stores against 37-39 streamed.
 bool beyond_core_cache(double bytes) { return 2 * bytes > static_cast<double>(detail::core_cache_bytes()); }
 
-bool streams(const Options& o, double bytes) {
+bool streams(const Options& o, bool beyond_cache) {
   if (o.stores != Stores::automatic) return o.stores == Stores::streaming;
-  return beyond_core_cache(bytes);
+  return beyond_cache;
 }
 
 // Whether rows are prefetched: only beyond the core's caches (in them, a prefetch is a load slot
@@ -309,10 +309,13 @@ bool streams(const Options& o, double bytes) {
 // and 336, 1024 tokens 353 and 370; 2048 tokens 1524 and 1147; out of place (streamed) 512
 // tokens 227 and 228, of Q and 8 K heads 288 and 291, of Q and K 521 and 493 (a non-temporal
 // copy 506). On the AVX-512 Xeon VM the prefetch helped within its L3 too (512 tokens in place
-// 44-45 to 49 GB/s: beyond_core_cache), so other CPUs keep the L2 threshold.
-bool prefetches(double bytes) {
+// 44-45 to 49 GB/s: beyond_core_cache), so other CPUs keep the L2 threshold. beyond_cache is
+// beyond_core_cache(bytes), which the call tests once (in a one-token call each cache-size
+// lookup is a call of its own).
+bool prefetches(double bytes, bool beyond_cache) {
+  if (!beyond_cache) return false;
   const auto l3 = static_cast<double>(detail::amd_l3_bytes());
-  return beyond_core_cache(bytes) && (l3 == 0 || 2 * bytes > l3);
+  return l3 == 0 || 2 * bytes > l3;
 }
 
 // What the calls of one rope_apply share. An empty Options::isa is resolved here, at the call
@@ -321,12 +324,13 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
                   const RopeTensor& k, const Options& options) {
   const Isa isa = options.isa ? *options.isa : selected_isa();
   const double bytes = call_bytes(d, n_tokens, n_heads, plan.params().head_dim, q, k);
-  const bool prefetched = prefetches(bytes);
+  const bool beyond_cache = beyond_core_cache(bytes);
+  const bool prefetched = prefetches(bytes, beyond_cache);
   const std::int64_t ahead = prefetched ? prefetch_rows(plan.params(), d, q.in == q.out) : 0;
   const bool all_kept = all_rows_kept(plan, n_tokens);
   const bool in_place = q.in == q.out && (!k.in || k.in == k.out);
   const std::int64_t at_once = in_place && !all_kept ? detail::in_place_parts(d, prefetched) : 1;
-  return {kernels(isa), plan, d, n_heads, streams(options, bytes), ahead, all_kept, at_once};
+  return {kernels(isa), plan, d, n_heads, streams(options, beyond_cache), ahead, all_kept, at_once};
 }
 
 // Split [0, n) into `threads` contiguous ranges, run on the kept workers (workers.hpp); every
