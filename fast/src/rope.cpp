@@ -211,7 +211,7 @@ bool all_rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
 
 // Tokens [begin, begin + parts * per) as `parts` runs of `per` tokens at once (kernels.hpp,
 // TokenRun::parts: head h of each part's token before head h + 1), in blocks of kBlock tokens per
-// part: Q's runs of the block, then K's. rows(t, i): token t's row, i its index among the block's
+// part: Q's run of the block, then K's. rows(t, i): token t's row, i its index among the block's
 // tokens of every part. Where: in place, beyond the caches (Rotation::parts), as one sequential
 // stream there leaves the memory idle much of the time. Issue 19's second Zen 3 round
 // (AMD family 19h model 1, AVX2), hand-written loops over 64 MiB in place, alternating batches:
