@@ -174,12 +174,11 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
 // (its stores to the stack wait behind the non-temporal ones) and 3-5% more in the call per token
 // around it. Runs of 16 against one per run there (one build switching between them, alternating
 // batches), median of time over time (15-21 rounds): Q 0.95-0.97 at 512 tokens (rows kept),
-// 0.93-0.95 at 4096
-// (rows computed per block), 0.97 at 512 tokens with new positions every call, 0.94 at 4096; Q
-// and 8 K heads 0.99 and 0.93; Q and K 0.97 and 0.995. On the Zen 3 VM (AVX2), both builds in one
-// process, one per run over runs of 16: 512 tokens of 32 heads 0.96-1.11 (4 runs), of 32 and 32
-// 1.19, 4096 tokens of 32 heads 1.05-1.07 (3 runs), of 32 and 8 1.01, of 32 and 32 0.96. So every
-// tensor's tokens now go in runs of kBlock. In place, Q's outputs are not streamed even in a
+// 0.93-0.95 at 4096 (rows computed per block), 0.97 at 512 tokens with new positions every call,
+// 0.94 at 4096; Q and 8 K heads 0.99 and 0.93; Q and K 0.97 and 0.995. On the Zen 3 VM (AVX2),
+// both builds in one process, one per run over runs of 16: 512 tokens of 32 heads 0.96-1.11 (4
+// runs), of 32 and 32 1.19, 4096 tokens of 32 heads 1.05-1.07 (3 runs), of 32 and 8 1.01, of 32
+// and 32 0.96. So every tensor's tokens now go in runs of kBlock. In place, Q's outputs are not streamed even in a
 // streaming call (until issue 19's Zen 3 round they too went one per run there): on the Zen 3 VM,
 // both builds loaded into one process and called in alternating batches on the same memory
 // (median of the old build's time over the new one's, 21 rounds; 9 at 4096 tokens): 512 tokens in
