@@ -73,7 +73,10 @@ void stream_scale_in_place_prefetched(float* x, std::size_t n, float s, std::siz
 // prefetched, and a rotation loop over 4 parts of the tokens (each head's 512 bytes in turn)
 // 3.3-3.9 ms against 4.4-5.1 in one: the one-stream scale was no roof there. 4 parts of 4 KiB in
 // turn instead of lines ran as slowly as one stream. Non-temporal copies: 2 parts 1.00-1.06 as
-// fast as one; 4 parts, 4x as slow (more streams of stores than the core combines).
+// fast as one; 4 parts, 4x as slow (more streams of stores than the core combines). On the Intel
+// Xeon VM (CPUID family 6 model 207, AVX-512) the 4-part copy was the fastest roof of Q and K out
+// of place at 4096 tokens (the paired bench), where the fast path now goes in 4 parts
+// (rope.cpp, rotate_parts): the copy roofs take 2 and 4 parts.
 void stream_copy_nontemporal_streams(const float* in, float* out, std::size_t n, std::size_t streams) {
   const std::size_t part = n / streams / kLine * kLine;
   if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0) return stream_copy_nontemporal(in, out, n);

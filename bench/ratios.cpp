@@ -69,7 +69,7 @@ void print_ratios(const Recorder& r) {
   std::printf("  (Q: one tensor of 32 heads; GQA: Q of 32 heads and K of 8, one call; QK: Q and K of\n"
               "   32 heads, one call; A: 512 tokens, B: 4096; head_dim 128, f32, half layout unless stated;\n"
               "   copy: the fastest of ordinary stores, non-temporal stores, and non-temporal stores with\n"
-              "   the input prefetched 1, 2 or 8 KiB ahead or copied in 2 parts at once; in-place scale:\n"
+              "   the input prefetched 1, 2 or 8 KiB ahead or copied in 2 or 4 parts at once; in-place scale:\n"
               "   the fastest of plain, prefetched likewise, and in 2 or 4 parts at once; same bytes,\n"
               "   same run)\n");
   if (!r.paired.empty()) {

@@ -82,8 +82,10 @@ std::vector<CopyRoof> copy_loops() {
                        stream_copy_nontemporal_prefetched(in, out, n, ahead);
                      }});
   }
-  loops.push_back({"copy_nontemporal_2streams",
-                   [](const float* in, float* out, std::size_t n) { stream_copy_nontemporal_streams(in, out, n, 2); }});
+  for (const std::size_t streams : {2, 4}) {
+    loops.push_back({"copy_nontemporal_" + std::to_string(streams) + "streams",
+                     [streams](const float* in, float* out, std::size_t n) { stream_copy_nontemporal_streams(in, out, n, streams); }});
+  }
   return loops;
 }
 
