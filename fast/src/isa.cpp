@@ -7,9 +7,11 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "kernels.hpp"
 #include "posenc/errors.hpp"
@@ -182,13 +184,22 @@ std::size_t core_cache_bytes() {
 
 namespace {
 
+// Whether CPUID leaf 0 names this vendor ("AuthenticAMD", "GenuineIntel": EBX, EDX, ECX).
+bool vendor_is(std::string_view name) {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+  char vendor[12];
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  return std::string_view(vendor, sizeof vendor) == name;
+}
+
 // The CPU family of an AMD CPU (CPUID leaf 1: base family, plus the extended family where the
 // base is 0xF: 0x17 Zen 1 and 2, 0x19 Zen 3 and 4, 0x1A Zen 5); 0 on other vendors.
 unsigned amd_family() {
   unsigned a = 0, b = 0, c = 0, d = 0;
-  // "AuthenticAMD" in EBX, EDX, ECX.
-  const bool amd = __get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163;
-  if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return 0;
+  if (!vendor_is("AuthenticAMD") || !__get_cpuid(1, &a, &b, &c, &d)) return 0;
   const unsigned base = (a >> 8) & 0xf, extended = (a >> 20) & 0xff;
   return base == 0xf ? base + extended : base;
 }
@@ -204,7 +215,7 @@ namespace {
 std::atomic<std::int64_t> forced_parts{0};
 }  // namespace
 
-void force_in_place_parts(std::int64_t parts) {
+void force_parts(std::int64_t parts) {
   if (parts < 0 || parts > kMaxParts) {
     throw InvalidParameter("parts", std::to_string(parts), "in [1, " + std::to_string(kMaxParts) + "], or 0 for the CPU's choice");
   }
@@ -216,6 +227,13 @@ std::int64_t in_place_parts(DType d, bool beyond_caches) {
   const std::int64_t forced = forced_parts.load(std::memory_order_relaxed);
   if (forced > 0) return forced;
   return zen3_4 && d != DType::bf16 && beyond_caches ? kMaxParts : 1;
+}
+
+std::int64_t streamed_parts(DType d) {
+  static const bool intel = vendor_is("GenuineIntel");
+  const std::int64_t forced = forced_parts.load(std::memory_order_relaxed);
+  if (forced > 0) return forced;
+  return intel && d == DType::f32 ? kMaxParts : 1;
 }
 
 std::size_t prefetch_distance_bytes(DType d, bool in_place) {

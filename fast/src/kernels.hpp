@@ -86,12 +86,15 @@ std::size_t amd_l3_bytes();
 // has the measurements): on AMD family 19h (Zen 3 and 4) 1 KiB for f32 in place, else 2 KiB; 8
 // KiB on other CPUs.
 std::size_t prefetch_distance_bytes(DType d, bool in_place);
-// In how many parts at once (TokenRun::parts) an in-place call rotates a thread's tokens
-// (rope.cpp, rotate_parts has the measurements): on AMD family 19h (Zen 3 and 4) kMaxParts for
-// f32 and f16 beyond the caches, else 1. force_in_place_parts(n), n in [1, kMaxParts], makes it n
-// for every call in place (but those whose rows are all kept), 0 undoes that: a test's switch, so
-// that every machine runs both drivers (process-wide: not for concurrent callers).
+// In how many parts at once (TokenRun::parts) a call rotates a thread's tokens (rope.cpp,
+// rotate_parts has the measurements). In place: on AMD family 19h (Zen 3 and 4) kMaxParts for
+// f32 and f16 beyond the caches, else 1. Out of place with streamed outputs: on Intel CPUs
+// kMaxParts for f32, else 1. force_parts(n), n in [1, kMaxParts], makes it n for every call in
+// place (but those whose rows are all kept) and every streamed call out of place, 0 undoes that:
+// a test's switch, so that every machine runs both drivers (process-wide: not for concurrent
+// callers).
 std::int64_t in_place_parts(DType d, bool beyond_caches);
-void force_in_place_parts(std::int64_t parts);
+std::int64_t streamed_parts(DType d);
+void force_parts(std::int64_t parts);
 
 }  // namespace posenc::fast::detail

@@ -211,21 +211,33 @@ bool all_rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
 // Tokens [begin, begin + parts * per) as `parts` runs of `per` tokens at once (kernels.hpp,
 // TokenRun::parts: head h of each part's token before head h + 1), in blocks of kBlock tokens per
 // part: Q's run of the block, then K's. rows(t, i): token t's row, i its index among the block's
-// tokens of every part. Where: in place, beyond the caches (Rotation::parts), as one sequential
-// stream there leaves the memory idle much of the time. Issue 19's second Zen 3 round
-// (AMD family 19h model 1, AVX2), hand-written loops over 64 MiB in place, alternating batches:
-// an in-place scale in 4 parts at once (a line of each in turn) 2.9-3.6 ms against 3.8-4.4 in
-// one stream, a rotation loop 3.3-3.9 against 4.4-5.1 (4 parts of 4 KiB in turn instead: as one
-// stream). Both builds of the fast path in one process, alternating batches, 9-11 rounds, median
-// of the one-part build's time over the 4-part build's, f32 half layout, in place, 4096 tokens:
-// Q of 32 heads 1.22, 1.24, 1.22, 1.02 and 0.95 (5 processes); Q and K of 8 1.18, 1.18, 0.97;
-// Q and K of 32 1.19, 1.22; interleaved 1.25; f16 1.09; 2 threads 1.12; 2048 tokens 1.38. Not
-// taken: 2 parts (0.99), out of place (non-temporal stores from 4 places: 0.84-1.02, with or
-// without the prefetch; from 2, without it, issue 19's sixth Zen 3 round, the paired bench's
-// ratios to the copy in 3 alternating runs of each build, f32 at shape B: Q 0.68-0.72 against
-// 0.82-0.87 in one part, Q and 8 K heads 0.73-0.78 against 0.82-0.88, Q and K 0.68-0.77 against
-// 0.86-0.91), bf16 (Q and K of 32: 0.90; its split kernel's reordered rows per part
-// cost more than the parts give), the prefetch within the parts (0.90).
+// tokens of every part. Where (Rotation::parts; detail::in_place_parts, streamed_parts): as one
+// sequential stream leaves the memory idle much of the time there, in place beyond the caches
+// of AMD family 19h, and out of place with streamed outputs on Intel CPUs.
+// In place: issue 19's second Zen 3 round (AMD family 19h model 1, AVX2), hand-written loops
+// over 64 MiB in place, alternating batches: an in-place scale in 4 parts at once (a line of each
+// in turn) 2.9-3.6 ms against 3.8-4.4 in one stream, a rotation loop 3.3-3.9 against 4.4-5.1 (4
+// parts of 4 KiB in turn instead: as one stream). Both builds of the fast path in one process,
+// alternating batches, 9-11 rounds, median of the one-part build's time over the 4-part build's,
+// f32 half layout, in place, 4096 tokens: Q of 32 heads 1.22, 1.24, 1.22, 1.02 and 0.95 (5
+// processes); Q and K of 8 1.18, 1.18, 0.97; Q and K of 32 1.19, 1.22; interleaved 1.25; f16
+// 1.09; 2 threads 1.12; 2048 tokens 1.38. Not taken there: 2 parts (0.99), out of place
+// (non-temporal stores from 4 places: 0.84-1.02, with or without the prefetch; from 2, without
+// it, issue 19's sixth Zen 3 round, the paired bench's ratios to the copy in 3 alternating runs
+// of each build, f32 at shape B: Q 0.68-0.72 against 0.82-0.87 in one part, Q and 8 K heads
+// 0.73-0.78 against 0.82-0.88, Q and K 0.68-0.77 against 0.86-0.91), bf16 (Q and K of 32: 0.90;
+// its split kernel's reordered rows per part cost more than the parts give), the prefetch within
+// the parts (0.90).
+// Out of place: issue 19's eighth round, on the Intel Xeon VM (CPUID family 6 model 207,
+// AVX-512), one build switching between 1 and 2, 3 or 4 parts, alternating batches in one
+// process, 31 rounds, median of the one-part time over the k-part time, f32 out of place
+// (streamed), Q of 32 heads / Q and 8 K heads / Q and K of 32, half layout: 512 tokens, 4 parts
+// 1.04 / 1.06 / 1.03 (2 parts 1.02 / 1.06 / 1.02); 4096 tokens 1.04 / 1.04 / 1.07 (2 parts
+// 1.02 / 1.02 / 1.03); interleaved, 4 parts, 1.05 / 1.07 / 1.07 and 1.08 / 1.06 / 1.09; 2
+// threads 1.00-1.04. Not taken there: bf16 (Q and K of 32 at 4096 tokens, 0.96-1.00 in 2, 3 or
+// 4 parts) and f16 (0.96-1.02); the prefetch within the parts (8, 4 and 2 KiB ahead per part:
+// the paired bench's out-of-place ratios 0.77-0.87, 0.82-0.92, 0.86-0.97, against 0.87-0.97
+// without it).
 template <class Rows>
 void rotate_parts(const Rotation& r, std::int64_t begin, std::int64_t per, std::int64_t parts, const RopeTensor& q,
                   const RopeTensor& k, Rows& rows) {
@@ -328,8 +340,10 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
   const std::int64_t ahead = prefetched ? prefetch_rows(plan.params(), d, q.in == q.out) : 0;
   const bool all_kept = all_rows_kept(plan, n_tokens);
   const bool in_place = q.in == q.out && (!k.in || k.in == k.out);
-  const std::int64_t at_once = in_place && !all_kept ? detail::in_place_parts(d, prefetched) : 1;
-  return {kernels(isa), plan, d, n_heads, streams(options, beyond_cache), ahead, all_kept, at_once};
+  const bool stream = streams(options, beyond_cache);
+  const std::int64_t at_once = in_place ? (all_kept ? 1 : detail::in_place_parts(d, prefetched))
+                                        : (stream ? detail::streamed_parts(d) : 1);
+  return {kernels(isa), plan, d, n_heads, stream, ahead, all_kept, at_once};
 }
 
 // Split [0, n) into `threads` contiguous ranges, run on the kept workers (workers.hpp); every

@@ -296,19 +296,21 @@ TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
 }
 
 // A thread's tokens rotated in several parts at once (rope.cpp, rotate_parts; on by default only
-// in place beyond the caches of AMD family 19h, forced here so that every machine runs it): 2, 3
-// and 4 parts give one part's bits, on 1 and 2 threads, for rows the fixed kernels take (head_dim
-// 128, every storage format; 256) and one they do not (a rotary span of 96 of 128), each layout,
-// f32 also with the rows from a RopeCache. The calls take more tokens than a thread keeps rows
-// for (rope.cpp, kKeptRowBytes: 512 at head_dim 128, 256 at 256, 682 at a span of 96), so that
-// they go in parts and not in one pass: 600, 300 and 800 tokens, 17 fewer from the cache. (Sized
-// for the sanitizers: 1100 tokens of every format and shape, 2, 3 and 4 parts on 1 and 2 threads
-// each, took 46 s under ASan and most of TSan's 143.) A count of parts out of range is refused.
+// in place beyond the caches of AMD family 19h and out of place with streamed outputs on Intel,
+// forced here so that every machine runs it): 2, 3 and 4 parts give one part's bits, on 1 and 2
+// threads, in place and out of place with streamed outputs, for rows the fixed kernels take
+// (head_dim 128, every storage format; 256) and one they do not (a rotary span of 96 of 128), each
+// layout, f32 also with the rows from a RopeCache. The calls take more tokens than a thread keeps
+// rows for (rope.cpp, kKeptRowBytes: 512 at head_dim 128, 256 at 256, 682 at a span of 96), so
+// that in place they go in parts and not in one pass: 600, 300 and 800 tokens, 17 fewer from the
+// cache. (Sized for the sanitizers: 1100 tokens of every format and shape, 2, 3 and 4 parts on 1
+// and 2 threads each, took 46 s under ASan and most of TSan's 143, in place alone.) A count of
+// parts out of range is refused.
 TEST_P(FastPath, TokensInPartsAtOnceGiveTheBitsOfOnePart) {
-  EXPECT_NE(error_of([] { detail::force_in_place_parts(detail::kMaxParts + 1); }).find("parts = 5"), std::string::npos);
-  EXPECT_NE(error_of([] { detail::force_in_place_parts(-1); }).find("parts = -1"), std::string::npos);
+  EXPECT_NE(error_of([] { detail::force_parts(detail::kMaxParts + 1); }).find("parts = 5"), std::string::npos);
+  EXPECT_NE(error_of([] { detail::force_parts(-1); }).find("parts = -1"), std::string::npos);
   struct Unforce {
-    ~Unforce() { detail::force_in_place_parts(0); }
+    ~Unforce() { detail::force_parts(0); }
   } unforce;
   struct Shape {
     std::int64_t head_dim, rotary_dim, tokens;
@@ -325,31 +327,39 @@ TEST_P(FastPath, TokensInPartsAtOnceGiveTheBitsOfOnePart) {
         const RopePlan plan(p);
         const Batch b = random_batch(p, d, static_cast<std::uint32_t>(head_dim + rotary_dim), 8, shape.tokens);
         const RopeCache cache(plan, b.positions[17], b.tokens - 17, GetParam());
-        const auto rotated = [&](std::int64_t parts, int threads, bool cached) {
-          detail::force_in_place_parts(parts);
-          Bytes q = b.q, k = b.k;
-          RopeTensor k_heads = tensor(b, k, k);
-          k_heads.heads = 1;
+        // In place, or out of place into zeroed outputs with non-temporal stores.
+        const auto rotated = [&](std::int64_t parts, int threads, bool cached, bool in_place) {
+          detail::force_parts(parts);
+          Bytes q_in = b.q, k_in = b.k;
+          Bytes q = in_place ? Bytes{} : Bytes(b.q.size()), k = in_place ? Bytes{} : Bytes(b.k.size());
+          Bytes& q_out = in_place ? q_in : q;
+          Bytes& k_out = in_place ? k_in : k;
+          RopeTensor qt = tensor(b, q_in, q_out), kt = tensor(b, k_in, k_out);
+          kt.heads = 1;
+          const Options options{GetParam(), threads, in_place ? Stores::automatic : Stores::streaming};
           if (cached) {
-            const auto n = b.tokens - 17;
-            RopeTensor qt = tensor(b, q, q), kt = k_heads;
             const std::ptrdiff_t skip = 17 * b.heads * b.stride * static_cast<std::ptrdiff_t>(size_of(d));
-            qt.in = qt.out = q.data() + skip;
-            kt.in = kt.out = k.data() + skip;
-            rope_apply(cache, d, n, b.heads, b.positions.data() + 17, qt, kt, {GetParam(), threads});
+            for (RopeTensor* t : {&qt, &kt}) {
+              t->in = static_cast<const std::uint8_t*>(t->in) + skip;
+              t->out = static_cast<std::uint8_t*>(t->out) + skip;
+            }
+            rope_apply(cache, d, b.tokens - 17, b.heads, b.positions.data() + 17, qt, kt, options);
           } else {
-            rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), tensor(b, q, q), k_heads, {GetParam(), threads});
+            rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), qt, kt, options);
           }
-          return std::pair{q, k};
+          return std::pair{q_out, k_out};
         };
-        for (bool cached : {false, true}) {
-          if (cached && d != DType::f32) continue;
-          const auto one = rotated(1, 1, cached);
-          EXPECT_NE(one.first, b.q);
-          for (auto [parts, threads] : {std::pair{2, 1}, {3, 2}, {4, 2}}) {
-            EXPECT_TRUE(rotated(parts, threads, cached) == one)
-                << to_string(GetParam()) << " " << to_string(d) << " head_dim " << head_dim << " rotary " << rotary_dim
-                << " parts " << parts << " threads " << threads << (cached ? " cached" : "");
+        for (bool in_place : {true, false}) {
+          for (bool cached : {false, true}) {
+            if (cached && d != DType::f32) continue;
+            const auto one = rotated(1, 1, cached, in_place);
+            EXPECT_NE(one.first, in_place ? b.q : Bytes(b.q.size()));
+            for (auto [parts, threads] : {std::pair{2, 1}, {3, 2}, {4, 2}}) {
+              EXPECT_TRUE(rotated(parts, threads, cached, in_place) == one)
+                  << to_string(GetParam()) << " " << to_string(d) << " head_dim " << head_dim << " rotary "
+                  << rotary_dim << " parts " << parts << " threads " << threads << (cached ? " cached" : "")
+                  << (in_place ? " in place" : " out of place");
+            }
           }
         }
       }
