@@ -14,7 +14,7 @@ inline constexpr std::size_t kRoofPrefetchKiB[] = {1, 2, 8};
 
 // The loops a workload's roofs run (baselines.hpp), each with its benchmark's name prefix: the
 // copies (out of place: ordinary stores, non-temporal stores, and the latter with the input
-// prefetched or in 2 parts at once) and the in-place scales (plain, prefetched, and in 2 or 4
+// prefetched or in 2 or 4 parts at once) and the in-place scales (plain, prefetched, and in 2 or 4
 // parts at once). The fastest of each kind is the
 // roof; the registered benchmarks and the paired ratios (paired.hpp) run these same loops.
 struct CopyRoof {

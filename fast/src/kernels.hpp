@@ -88,9 +88,9 @@ std::size_t amd_l3_bytes();
 std::size_t prefetch_distance_bytes(DType d, bool in_place);
 // In how many parts at once (TokenRun::parts) a call rotates a thread's tokens (rope.cpp,
 // rotate_parts has the measurements). In place: on AMD family 19h (Zen 3 and 4) kMaxParts for
-// f32 and f16 beyond the caches, else 1. Out of place with streamed outputs: on Intel CPUs
+// f32 and f16 beyond the caches, else 1. A streaming call not wholly in place: on Intel CPUs
 // kMaxParts for f32, else 1. force_parts(n), n in [1, kMaxParts], makes it n for every call in
-// place (but those whose rows are all kept) and every streamed call out of place, 0 undoes that:
+// place (but those whose rows are all kept) and every streaming call not, 0 undoes that:
 // a test's switch, so that every machine runs both drivers (process-wide: not for concurrent
 // callers).
 std::int64_t in_place_parts(DType d, bool beyond_caches);

@@ -86,7 +86,7 @@ struct Rotation {
   std::int64_t n_heads;  // of a tensor whose RopeTensor::heads is 0
   bool stream;  // out-of-place outputs with non-temporal stores
   std::int64_t prefetch_ahead;  // 0: none
-  bool all_rows_kept;  // a row per token kept: Q rotated over all the tokens before K (rotate_tokens)
+  bool all_rows_kept;  // a row per token kept: Q rotated over all the tokens before K (rotate_tokens), unless in parts
   std::int64_t parts;  // of a thread's tokens rotated at once (rotate_parts), 1: none
 };
 
@@ -151,7 +151,8 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
 // (rotate_parts; the rest, fewer than the parts, after). Within a pass each
 // tensor's tokens go to the kernels in runs of kBlock: one call and one choice of kernel per run,
 // not per token. A pass was a block of kBlock tokens until issue 19's Zen 3 round; a call whose
-// rows are all kept (at most 512 tokens at head_dim 128) now takes one pass. On a Zen 3 VM (AVX2),
+// rows are all kept (at most 512 tokens at head_dim 128) now takes one pass (if not in parts,
+// which go block by block, Q's then K's). On a Zen 3 VM (AVX2),
 // both builds loaded into one process and called in alternating batches on the same memory, 21
 // rounds, median of the old build's time over the new one's, f32, 512 tokens x Q of 32 heads and
 // K of 32: in place 1.11-1.27 (3 processes), out of place 1.10-1.15; with new positions every
@@ -213,7 +214,8 @@ bool all_rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
 // part: Q's run of the block, then K's. rows(t, i): token t's row, i its index among the block's
 // tokens of every part. Where (Rotation::parts; detail::in_place_parts, streamed_parts): as one
 // sequential stream leaves the memory idle much of the time there, in place beyond the caches
-// of AMD family 19h, and out of place with streamed outputs on Intel CPUs.
+// of AMD family 19h, and in streaming calls (Options::stores, beyond the core's cache) not wholly
+// in place on Intel CPUs (a tensor in place among them goes in the same parts, without streaming).
 // In place: issue 19's second Zen 3 round (AMD family 19h model 1, AVX2), hand-written loops
 // over 64 MiB in place, alternating batches: an in-place scale in 4 parts at once (a line of each
 // in turn) 2.9-3.6 ms against 3.8-4.4 in one stream, a rotation loop 3.3-3.9 against 4.4-5.1 (4
