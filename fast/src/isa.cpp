@@ -213,6 +213,12 @@ std::size_t amd_l3_bytes() {
 
 namespace {
 std::atomic<std::int64_t> forced_parts{0};
+
+// The count force_parts set, else the CPU's choice.
+std::int64_t forced_or(std::int64_t chosen) {
+  const std::int64_t forced = forced_parts.load(std::memory_order_relaxed);
+  return forced > 0 ? forced : chosen;
+}
 }  // namespace
 
 void force_parts(std::int64_t parts) {
@@ -224,16 +230,12 @@ void force_parts(std::int64_t parts) {
 
 std::int64_t in_place_parts(DType d, bool beyond_caches) {
   static const bool zen3_4 = amd_family() == 0x19;
-  const std::int64_t forced = forced_parts.load(std::memory_order_relaxed);
-  if (forced > 0) return forced;
-  return zen3_4 && d != DType::bf16 && beyond_caches ? kMaxParts : 1;
+  return forced_or(zen3_4 && d != DType::bf16 && beyond_caches ? kMaxParts : 1);
 }
 
 std::int64_t streamed_parts(DType d) {
   static const bool intel = vendor_is("GenuineIntel");
-  const std::int64_t forced = forced_parts.load(std::memory_order_relaxed);
-  if (forced > 0) return forced;
-  return intel && d == DType::f32 ? kMaxParts : 1;
+  return forced_or(intel && d == DType::f32 ? kMaxParts : 1);
 }
 
 std::size_t prefetch_distance_bytes(DType d, bool in_place) {

@@ -179,8 +179,9 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
 // 0.94 at 4096; Q and 8 K heads 0.99 and 0.93; Q and K 0.97 and 0.995. On the Zen 3 VM (AVX2),
 // both builds in one process, one per run over runs of 16: 512 tokens of 32 heads 0.96-1.11 (4
 // runs), of 32 and 32 1.19, 4096 tokens of 32 heads 1.05-1.07 (3 runs), of 32 and 8 1.01, of 32
-// and 32 0.96. So every tensor's tokens now go in runs of kBlock. In place, Q's outputs are not streamed even in a
-// streaming call (until issue 19's Zen 3 round they too went one per run there): on the Zen 3 VM,
+// and 32 0.96. So every tensor's tokens now go in runs of kBlock. In place, Q's outputs are not
+// streamed even in a streaming call (until issue 19's Zen 3 round they too went one per run
+// there): on the Zen 3 VM,
 // both builds loaded into one process and called in alternating batches on the same memory
 // (median of the old build's time over the new one's, 21 rounds; 9 at 4096 tokens): 512 tokens in
 // place of 32 heads 1.08, of 32 and 8 K heads 1.14, of 32 and 32 1.19; 4096 tokens of 32 heads

@@ -295,6 +295,11 @@ TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
   }
 }
 
+// detail::force_parts(0) when a test that forces a count of parts ends, however it ends.
+struct PartsUnforcedAtExit {
+  ~PartsUnforcedAtExit() { detail::force_parts(0); }
+};
+
 // A thread's tokens rotated in several parts at once (rope.cpp, rotate_parts; on by default only
 // in place beyond the caches of AMD family 19h and out of place with streamed outputs on Intel,
 // forced here so that every machine runs it): 2, 3 and 4 parts give one part's bits, on 1 and 2
@@ -309,9 +314,7 @@ TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
 TEST_P(FastPath, TokensInPartsAtOnceGiveTheBitsOfOnePart) {
   EXPECT_NE(error_of([] { detail::force_parts(detail::kMaxParts + 1); }).find("parts = 5"), std::string::npos);
   EXPECT_NE(error_of([] { detail::force_parts(-1); }).find("parts = -1"), std::string::npos);
-  struct Unforce {
-    ~Unforce() { detail::force_parts(0); }
-  } unforce;
+  const PartsUnforcedAtExit unforce;
   struct Shape {
     std::int64_t head_dim, rotary_dim, tokens;
     std::vector<DType> formats;
@@ -378,9 +381,7 @@ TEST_P(FastPath, TokensInPartsAtOnceGiveTheBitsOfOnePart) {
 // 16-byte aligned. In one part and in 4 at once (rope.cpp, rotate_parts; forced: streamed f32
 // calls go in parts by default on Intel only), for which 130 tokens are enough on 2 threads.
 TEST_P(FastPath, StreamedTokensOffTheAlignmentGiveTheSameBits) {
-  struct Unforce {
-    ~Unforce() { detail::force_parts(0); }
-  } unforce;
+  const PartsUnforcedAtExit unforce;
   for (DType d : {DType::f32, DType::bf16}) {
     const RopeParams p = params(RopeLayout::half, 128, 128);
     const RopePlan plan(p);
