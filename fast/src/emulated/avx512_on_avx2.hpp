@@ -143,6 +143,10 @@ inline Sleef_m512d_2 sincosd8_u35(simde__m512d a) {
 #define _mm512_and_si512 simde_mm512_and_si512
 #undef _mm512_add_epi32
 #define _mm512_add_epi32 simde_mm512_add_epi32
+#undef _mm512_mask_add_epi32
+#define _mm512_mask_add_epi32 simde_mm512_mask_add_epi32
+#undef _mm512_test_epi32_mask
+#define _mm512_test_epi32_mask simde_mm512_test_epi32_mask
 #undef _mm512_set1_epi32
 #define _mm512_set1_epi32 simde_mm512_set1_epi32
 #undef _mm512_loadu_si512
