@@ -592,8 +592,8 @@ TEST(Fast, BadLayoutsAreRefusedBeforeAnyWrite) {
   refused("q.out strides", 2, 2, view(other.data(), buf.data(), 8, 4));  // rows overlap
   const std::int64_t huge = std::int64_t{1} << 62;
   refused("q.in extent", 3, 1, view(other.data(), buf.data(), huge, 8));  // 2 * 2^62 overflows
-  // An input whose extent (128 bytes) runs past the top of the address space (64 bytes below
-  // PTRDIFF_MAX): refused before anything is read.
+  // An input whose extent (128 bytes) runs past the top of the address space (it starts 127
+  // bytes below PTRDIFF_MAX): refused before anything is read.
   auto* const top = reinterpret_cast<float*>(static_cast<std::uintptr_t>(PTRDIFF_MAX) / 64 * 64 - 64);
   refused("q.in = 128 bytes from its base", 2, 2, view(top, buf.data(), 16, 8));
   refused("n_tokens", huge, 1, view(other.data(), buf.data(), 8, 8));
