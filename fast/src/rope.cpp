@@ -266,7 +266,7 @@ template <class Rows>
 void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, const RopeTensor& q, const RopeTensor& k,
                    Rows rows) {
   const float* run_rows[kBlock];
-  if (end - begin <= kBlock) {
+  if (begin < end && end - begin <= kBlock) {
     // One block (a decode step's tokens): what the passes below do for it, without their loops.
     // (A call of 1 token x 1 head, f32, out of place, on the AVX-512 Xeon VM: 54 ns against 60,
     // 3 alternating processes; ~110 of its ~1,000 instructions, by callgrind on the AVX2 path.)

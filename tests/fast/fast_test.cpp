@@ -565,6 +565,30 @@ TEST(Fast, BadCallsAreRefusedWithTheParameterNamed) {
   EXPECT_NE(error_of([&] { RopePlan p(bad); }).find("rope.head_dim = 7"), std::string::npos);
 }
 
+// A call of no tokens is valid (positions may then be null) and writes nothing, on every path,
+// with K or without, out of place and in place (rope.cpp, rotate_tokens: no run is made for it).
+TEST(Fast, ACallOfNoTokensWritesNothing) {
+  const RopePlan plan(params(RopeLayout::half, 8, 8));
+  for (Isa isa : supported_isas()) {
+    std::vector<float> in(32, 1.0f), out(32, 7.0f), k_in(32, 2.0f), k_out(32, 9.0f);
+    RopeTensor q, k;
+    q.in = in.data();
+    q.out = out.data();
+    k.in = k_in.data();
+    k.out = k_out.data();
+    q.in_token_stride = q.out_token_stride = k.in_token_stride = k.out_token_stride = 16;
+    q.in_head_stride = q.out_head_stride = k.in_head_stride = k.out_head_stride = 8;
+    EXPECT_NO_THROW(rope_apply(plan, DType::f32, 0, 2, nullptr, q, k, {isa, 1}));
+    EXPECT_NO_THROW(rope_apply(plan, DType::f32, 0, 2, nullptr, q, {}, {isa, 2}));
+    RopeTensor in_place = q;
+    in_place.out = in.data();
+    EXPECT_NO_THROW(rope_apply(plan, DType::f32, 0, 2, nullptr, in_place, {}, {isa, 1}));
+    EXPECT_EQ(out, std::vector<float>(32, 7.0f)) << to_string(isa);
+    EXPECT_EQ(k_out, std::vector<float>(32, 9.0f)) << to_string(isa);
+    EXPECT_EQ(in, std::vector<float>(32, 1.0f)) << to_string(isa);
+  }
+}
+
 // Sizes, strides and aliasing are checked before anything is touched; nothing here may crash or
 // write (the buffers are small: an unchecked call would write far outside them).
 TEST(Fast, BadLayoutsAreRefusedBeforeAnyWrite) {
