@@ -589,6 +589,121 @@ TEST(Fast, ACallOfNoTokensWritesNothing) {
   }
 }
 
+// A thread keeps its last call of one block of tokens, checked (rope.cpp, LastBlockCall), for the
+// next with the same arguments. A call like the last one in all but one argument, made invalid,
+// is refused all the same, on every path, and writes nothing: the kept call is never taken for
+// one whose arguments differ. (An ISA this CPU lacks is one such argument: checked where it does.)
+TEST(Fast, ACallLikeTheLastButOneBadArgumentIsRefused) {
+  const RopePlan plan(params(RopeLayout::half, 8, 8)), wider(params(RopeLayout::half, 16, 16));
+  std::vector<float> buf(64, 1.0f), other(64, 2.0f), k_in(64, 3.0f), k_out(64, 4.0f);
+  const std::vector<std::int64_t> good_positions{5, 6}, bad_positions{5, (std::int64_t{1} << 32) + 1};
+  const auto view = [](float* in, float* out) {
+    RopeTensor t;
+    t.in = in;
+    t.out = out;
+    t.in_token_stride = t.out_token_stride = 16;
+    t.in_head_stride = t.out_head_stride = 8;
+    return t;
+  };
+  struct Call {
+    const RopePlan* plan;
+    DType d;
+    std::int64_t n_heads;
+    const std::int64_t* positions;
+    RopeTensor q, k;
+    Options options;
+  };
+  const auto apply = [](const Call& c) { rope_apply(*c.plan, c.d, 2, c.n_heads, c.positions, c.q, c.k, c.options); };
+  std::vector<Isa> isas = supported_isas();
+  for (Isa isa : isas) {
+    const Call good{&plan, DType::f32, 2, good_positions.data(), view(other.data(), buf.data()),
+                    view(k_in.data(), k_out.data()), {isa, 1}};
+    const auto refused = [&](const std::string& needle, auto change) {
+      apply(good);
+      const std::vector<float> before = buf, k_before = k_out;
+      Call bad = good;
+      change(bad);
+      const std::string e = error_of([&] { apply(bad); });
+      EXPECT_NE(e.find(needle), std::string::npos) << to_string(isa) << ": expected '" << needle << "', got '" << e << "'";
+      EXPECT_EQ(buf, before) << to_string(isa) << ", " << needle << ": a refused call wrote";
+      EXPECT_EQ(k_out, k_before) << to_string(isa) << ", " << needle << ": a refused call wrote";
+    };
+    refused("n_heads", [](Call& c) { c.n_heads = 0; });
+    refused("dtype", [](Call& c) { c.d = static_cast<DType>(7); });
+    refused("rope.position", [&](Call& c) { c.positions = bad_positions.data(); });
+    refused("positions", [](Call& c) { c.positions = nullptr; });
+    refused("q.out strides", [&](Call& c) { c.plan = &wider; });  // head_dim 16 rows 8 apart overlap
+    refused("q.heads", [](Call& c) { c.q.heads = -1; });
+    refused("k.heads", [](Call& c) { c.k.heads = -1; });
+    refused("q.out_head_stride = 0", [](Call& c) { c.q.out_head_stride = 0; });
+    refused("q.out strides", [](Call& c) { c.q.out_token_stride = 8; });
+    refused("q.in and q.out", [&](Call& c) { c.q.in = buf.data() + 4; });
+    refused("q.out and k.out", [&](Call& c) { c.k.out = buf.data() + 8; });
+    refused("q.out and k.in", [&](Call& c) { c.k.in = buf.data(); });
+    refused("threads", [](Call& c) { c.options.threads = 0; });
+    for (Isa lacking : {Isa::avx2, Isa::avx512}) {
+      if (std::find(isas.begin(), isas.end(), lacking) == isas.end()) refused("isa", [&](Call& c) { c.options.isa = lacking; });
+    }
+  }
+}
+
+// ... and a call like the last one in all but one argument, changed to another valid value,
+// gives the bits of the same call on a fresh thread (nothing kept): other tensors, token and head
+// counts, K or none, in place, another plan, another path.
+TEST(Fast, ACallLikeTheLastButOneArgumentGivesAFreshThreadsBits) {
+  RopeParams p = params(RopeLayout::half, 16, 16);
+  const RopePlan plan(p);
+  p.base = 10000;
+  const RopePlan other_plan(p);
+  std::vector<float> start(6 * 96);  // six tensors of 3 tokens x 2 heads x 16
+  for (std::size_t i = 0; i < start.size(); ++i) start[i] = 0.25f + static_cast<float>(i % 11) / 4;
+  std::vector<float> buffers = start;
+  float* const x = buffers.data();
+  const std::vector<std::int64_t> positions{4099, 4100, 4101};
+  const auto view = [](float* in, float* out) {
+    RopeTensor t;
+    t.in = in;
+    t.out = out;
+    t.in_token_stride = t.out_token_stride = 32;
+    t.in_head_stride = t.out_head_stride = 16;
+    return t;
+  };
+  struct Call {
+    const RopePlan* plan;
+    std::int64_t n_tokens, n_heads;
+    RopeTensor q, k;
+    Isa isa;
+  };
+  for (Isa isa : supported_isas()) {
+    std::vector<Call> calls{{&plan, 1, 2, view(x, x + 96), view(x + 192, x + 288), isa}};
+    const auto then = [&](auto change) {
+      Call c = calls.back();
+      change(c);
+      calls.push_back(c);
+    };
+    then([&](Call& c) { c.q.out = x + 384; });
+    then([&](Call& c) { c.q.in = x + 480; });
+    then([](Call& c) { c.n_tokens = 3; });
+    then([](Call& c) { c.n_heads = 1; });
+    then([](Call& c) { c.k.heads = 2; });
+    then([](Call& c) { c.k = {}; });
+    then([](Call& c) { c.q.out = const_cast<void*>(c.q.in); });  // in place
+    then([&](Call& c) { c.plan = &other_plan; });
+    then([&](Call& c) { c.isa = isa == Isa::scalar ? supported_isas().back() : Isa::scalar; });
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const Call& c = calls[i];
+      const auto apply = [&] { rope_apply(*c.plan, DType::f32, c.n_tokens, c.n_heads, positions.data(), c.q, c.k, {c.isa}); };
+      buffers = start;
+      apply();
+      const std::vector<float> here = buffers;
+      buffers = start;
+      std::thread(apply).join();
+      EXPECT_EQ(here, buffers) << to_string(isa) << ", call " << i;
+      EXPECT_NE(here, start) << to_string(isa) << ", call " << i << " wrote nothing";
+    }
+  }
+}
+
 // Sizes, strides and aliasing are checked before anything is touched; nothing here may crash or
 // write (the buffers are small: an unchecked call would write far outside them).
 TEST(Fast, BadLayoutsAreRefusedBeforeAnyWrite) {

@@ -27,6 +27,7 @@ namespace posenc::fast {
 namespace detail {
 struct Kernels;
 class FusedRows;
+class LastBlockCall;
 
 // Storage on 64-byte boundaries (cache lines, and the AVX-512 path's vector width), for the
 // cos/sin rows the kernels load.
@@ -131,6 +132,7 @@ class RopePlan {
   void stepped(const double* c0, const double* s0, std::int64_t step, std::size_t i0, std::size_t m, float* cos_out,
                float* sin_out, const detail::Kernels& k) const;
   friend class detail::FusedRows;
+  friend class detail::LastBlockCall;
 
   RopeParams params_;
   // Unique per construction (a copy shares it with the values it copies): keys the thread's
@@ -184,9 +186,10 @@ class RopeCache {
 // thread that computes rows keeps those of its last call (up to 512 KiB of them: 512 tokens at
 // head_dim 128) and of its last block of 16 tokens (per part, up to 4 parts) beyond that, and
 // the next call with the same plan reuses them where the positions are the same (the layers of
-// one forward pass); the results are the same bits either way, as they are whatever the order
-// in which tokens and heads are rotated (Q's before K's, or in place on some CPUs several parts
-// of a thread's tokens at once).
+// one forward pass). A call of at most 16 tokens rotated on the calling thread is kept too,
+// checked, and the next with the same arguments but positions checks only those. The results
+// are the same bits either way, as they are whatever the order in which tokens and heads are
+// rotated (Q's before K's, or in place on some CPUs several parts of a thread's tokens at once).
 void rope_apply(const RopePlan& plan, DType dtype, std::int64_t n_tokens, std::int64_t n_heads,
                 const std::int64_t* positions, const RopeTensor& q, const RopeTensor& k, const Options& options = {});
 // The same through a cache (single position axis; every position must lie in the cache).
