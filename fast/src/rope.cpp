@@ -584,8 +584,12 @@ class LastBlockCall {
     return n_tokens >= 1 && n_tokens <= kBlock && positions && (options.threads == 1 || (n_tokens == 1 && options.threads > 1));
   }
 
+  // positions_checked() refuses a bad position before anything is written; make_rows(kernels,
+  // all_rows_kept) gives the rows (rotate_tokens's Rows): the plan's, or a cache's.
+  template <class CheckPositions, class MakeRows>
   static void rotate(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
-                     const RopeTensor& q, const RopeTensor& k, const Options& options) {
+                     const RopeTensor& q, const RopeTensor& k, const Options& options, CheckPositions positions_checked,
+                     MakeRows make_rows) {
     LastBlockCall& last = last_block_call;
     const bool same = last.plan_ == plan.id_ && last.dtype_ == d && last.n_tokens_ == n_tokens &&
                       last.n_heads_ == n_heads && same_tensor(last.q_, q) && same_tensor(last.k_, k) &&
@@ -594,7 +598,7 @@ class LastBlockCall {
       last.plan_ = 0;
       check_call(plan, d, n_tokens, n_heads, positions, q, k);
     }
-    check_positions(plan, n_tokens, positions);
+    positions_checked();
     if (!same) {
       const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
       set_block_runs(last.runs_, r, q, k, 0, n_tokens);
@@ -608,7 +612,7 @@ class LastBlockCall {
       last.stores_ = options.stores;
       last.plan_ = plan.id_;
     }
-    FusedRows rows(plan, *last.runs_.kernels, positions, n_tokens, last.all_rows_kept_);
+    auto rows = make_rows(*last.runs_.kernels, last.all_rows_kept_);
     rotate_block(last.runs_, 0, n_tokens, rows);
   }
 
@@ -650,11 +654,15 @@ std::string_view to_string(DType d) {
 
 void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
                 const RopeTensor& q, const RopeTensor& k, const Options& options) {
+  const auto positions_checked = [&] { check_positions(plan, n_tokens, positions); };
   if (detail::LastBlockCall::takes(n_tokens, positions, options)) {
-    return detail::LastBlockCall::rotate(plan, d, n_tokens, n_heads, positions, q, k, options);
+    return detail::LastBlockCall::rotate(plan, d, n_tokens, n_heads, positions, q, k, options, positions_checked,
+                                         [&](const detail::Kernels& kernels, bool all_rows_kept) {
+                                           return detail::FusedRows(plan, kernels, positions, n_tokens, all_rows_kept);
+                                         });
   }
   check_call(plan, d, n_tokens, n_heads, positions, q, k);
-  check_positions(plan, n_tokens, positions);
+  positions_checked();
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
     rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions, n_tokens, r.all_rows_kept));
@@ -664,12 +672,18 @@ void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64
 void rope_apply(const RopeCache& cache, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
                 const RopeTensor& q, const RopeTensor& k, const Options& options) {
   const RopePlan& plan = cache.plan();
+  const auto positions_checked = [&] {
+    for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
+  };
+  const auto rows = [&](std::int64_t t, std::int64_t) { return cache.row(positions[t]); };
+  if (detail::LastBlockCall::takes(n_tokens, positions, options)) {
+    return detail::LastBlockCall::rotate(plan, d, n_tokens, n_heads, positions, q, k, options, positions_checked,
+                                         [&](const detail::Kernels&, bool) { return rows; });
+  }
   check_call(plan, d, n_tokens, n_heads, positions, q, k);
-  for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
+  positions_checked();
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
-  parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, [&](std::int64_t t, std::int64_t) { return cache.row(positions[t]); });
-  });
+  parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) { rotate_tokens(r, begin, end, q, k, rows); });
 }
 
 }  // namespace posenc::fast

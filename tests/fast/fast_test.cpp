@@ -591,8 +591,9 @@ TEST(Fast, ACallOfNoTokensWritesNothing) {
 
 // A thread keeps its last call of one block of tokens, checked (rope.cpp, LastBlockCall), for the
 // next with the same arguments. A call like the last one in all but one argument, made invalid,
-// is refused all the same, on every path, and writes nothing: the kept call is never taken for
-// one whose arguments differ. (An ISA this CPU lacks is one such argument: checked where it does.)
+// is refused all the same, on every path, through a plan or a cache, and writes nothing: the kept
+// call is never taken for one whose arguments differ. (An ISA this CPU lacks is one such
+// argument: checked where it does.)
 TEST(Fast, ACallLikeTheLastButOneBadArgumentIsRefused) {
   const RopePlan plan(params(RopeLayout::half, 8, 8)), wider(params(RopeLayout::half, 16, 16));
   std::vector<float> buf(64, 1.0f), other(64, 2.0f), k_in(64, 3.0f), k_out(64, 4.0f);
@@ -641,6 +642,14 @@ TEST(Fast, ACallLikeTheLastButOneBadArgumentIsRefused) {
     refused("q.out and k.out", [&](Call& c) { c.k.out = buf.data() + 8; });
     refused("q.out and k.in", [&](Call& c) { c.k.in = buf.data(); });
     refused("threads", [](Call& c) { c.options.threads = 0; });
+    // Through a cache: a position outside it, after a good call.
+    const RopeCache cache(plan, 5, 2, isa);
+    const std::vector<std::int64_t> outside{5, 7};
+    rope_apply(cache, DType::f32, 2, 2, good_positions.data(), good.q, good.k, good.options);
+    const std::vector<float> before = buf;
+    const std::string e = error_of([&] { rope_apply(cache, DType::f32, 2, 2, outside.data(), good.q, good.k, good.options); });
+    EXPECT_NE(e.find("in the cache's range"), std::string::npos) << to_string(isa) << ": got '" << e << "'";
+    EXPECT_EQ(buf, before) << to_string(isa) << ": a refused call through a cache wrote";
     for (Isa lacking : {Isa::avx2, Isa::avx512}) {
       if (std::find(isas.begin(), isas.end(), lacking) == isas.end()) refused("isa", [&](Call& c) { c.options.isa = lacking; });
     }
