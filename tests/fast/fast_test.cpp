@@ -639,6 +639,11 @@ TEST(Fast, ACallLikeTheLastButOneBadArgumentIsRefused) {
     refused("q.out_head_stride = 0", [](Call& c) { c.q.out_head_stride = 0; });
     refused("q.out strides", [](Call& c) { c.q.out_token_stride = 8; });
     refused("q.in and q.out", [&](Call& c) { c.q.in = buf.data() + 4; });
+    refused("q.in/out", [](Call& c) { c.q.out = nullptr; });
+    refused("k.in/out", [](Call& c) { c.k.out = nullptr; });
+    refused("q.in = 128 bytes from its base", [](Call& c) {
+      c.q.in = reinterpret_cast<float*>(static_cast<std::uintptr_t>(PTRDIFF_MAX) / 64 * 64 - 64);
+    });
     refused("q.out and k.out", [&](Call& c) { c.k.out = buf.data() + 8; });
     refused("q.out and k.in", [&](Call& c) { c.k.in = buf.data(); });
     refused("threads", [](Call& c) { c.options.threads = 0; });
@@ -692,6 +697,10 @@ TEST(Fast, ACallLikeTheLastButOneArgumentGivesAFreshThreadsBits) {
     };
     then([&](Call& c) { c.q.out = x + 384; });
     then([&](Call& c) { c.q.in = x + 480; });
+    then([&](Call& c) {  // every tensor elsewhere, Q and K swapped
+      std::swap(c.q, c.k);
+    });
+    then([&](Call& c) { std::swap(c.q, c.k); });
     then([](Call& c) { c.n_tokens = 3; });
     then([](Call& c) { c.n_heads = 1; });
     then([](Call& c) { c.k.heads = 2; });
