@@ -82,6 +82,17 @@ RopeTensor tensor(const Batch& b, const Bytes& in, Bytes& out) {
   return t;
 }
 
+// A tensor whose input and output rows lie head_stride elements apart within a token and
+// token_stride apart across tokens.
+RopeTensor strided(float* in, float* out, std::int64_t token_stride, std::int64_t head_stride) {
+  RopeTensor t;
+  t.in = in;
+  t.out = out;
+  t.in_token_stride = t.out_token_stride = token_stride;
+  t.in_head_stride = t.out_head_stride = head_stride;
+  return t;
+}
+
 // The tests that compare paths run once per ISA path; a path this CPU lacks is skipped (and
 // reported as skipped), not compared scalar against scalar and counted as passed.
 class FastPath : public ::testing::TestWithParam<Isa> {
@@ -598,14 +609,7 @@ TEST(Fast, ACallLikeTheLastButOneBadArgumentIsRefused) {
   const RopePlan plan(params(RopeLayout::half, 8, 8)), wider(params(RopeLayout::half, 16, 16));
   std::vector<float> buf(64, 1.0f), other(64, 2.0f), k_in(64, 3.0f), k_out(64, 4.0f);
   const std::vector<std::int64_t> good_positions{5, 6}, bad_positions{5, (std::int64_t{1} << 32) + 1};
-  const auto view = [](float* in, float* out) {
-    RopeTensor t;
-    t.in = in;
-    t.out = out;
-    t.in_token_stride = t.out_token_stride = 16;
-    t.in_head_stride = t.out_head_stride = 8;
-    return t;
-  };
+  const auto view = [](float* in, float* out) { return strided(in, out, 16, 8); };
   struct Call {
     const RopePlan* plan;
     DType d;
@@ -674,14 +678,7 @@ TEST(Fast, ACallLikeTheLastButOneArgumentGivesAFreshThreadsBits) {
   std::vector<float> buffers = start;
   float* const x = buffers.data();
   const std::vector<std::int64_t> positions{4099, 4100, 4101};
-  const auto view = [](float* in, float* out) {
-    RopeTensor t;
-    t.in = in;
-    t.out = out;
-    t.in_token_stride = t.out_token_stride = 32;
-    t.in_head_stride = t.out_head_stride = 16;
-    return t;
-  };
+  const auto view = [](float* in, float* out) { return strided(in, out, 32, 16); };
   struct Call {
     const RopePlan* plan;
     std::int64_t n_tokens, n_heads;
@@ -729,14 +726,7 @@ TEST(Fast, BadLayoutsAreRefusedBeforeAnyWrite) {
   std::vector<float> buf(64, 1.0f), other(64, 2.0f);
   const std::vector<float> before = buf;
   const std::vector<std::int64_t> pos(4, 3);
-  auto view = [&](float* in, float* out, std::int64_t ts, std::int64_t hs) {
-    RopeTensor t;
-    t.in = in;
-    t.out = out;
-    t.in_token_stride = t.out_token_stride = ts;
-    t.in_head_stride = t.out_head_stride = hs;
-    return t;
-  };
+  const auto view = strided;
   auto refused = [&](const std::string& needle, std::int64_t tokens, std::int64_t heads, const RopeTensor& q,
                      const RopeTensor& k = {}) {
     const std::string e = error_of([&] { rope_apply(plan, DType::f32, tokens, heads, pos.data(), q, k); });
