@@ -219,18 +219,20 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
 constexpr std::int64_t kBlock = 16;
 
 // The rows a thread keeps through a call and after it (detail::KeptRows): every token's where the
-// call's rows take at most kKeptRowBytes (the layers of a forward pass then compute none after the
-// first), else a block's. Not 4 MiB (every row of 4096 tokens at head_dim 128 kept, read back from
-// memory by the next call instead of computed; passes and parts as at 512 KiB): on the Zen 3 VM
-// (AVX2), f32, shape B, the paired bench's ratios in 3 alternating runs of each build, in place Q
-// 0.89-0.90 against 0.92-0.96, Q and 8 K heads 0.85-0.87 against 0.90-0.92, Q and K 0.88-0.94
-// against 0.81-0.98; out of place Q 0.85-0.89 against 0.82-0.86, the others within the noise.
-constexpr std::size_t kKeptRowBytes = std::size_t{512} << 10;  // 512 tokens at head_dim 128
+// call's rotated spans, padded to lines, hold at most kKeptRowSpans values (512 tokens at head_dim
+// 128: 256 KiB of rows in the half layout, 512 KiB interleaved; the layers of a forward pass
+// then compute none after the first), else a block's. Not 4 MiB (every row of 4096 tokens at
+// head_dim 128 kept, read back from memory by the next call instead of computed; passes and parts
+// as at 512 KiB, when rows of either layout took 1 KiB): on the Zen 3 VM (AVX2), f32, shape B,
+// the paired bench's ratios in 3 alternating runs of each build, in place Q 0.89-0.90 against
+// 0.92-0.96, Q and 8 K heads 0.85-0.87 against 0.90-0.92, Q and K 0.88-0.94 against 0.81-0.98;
+// out of place Q 0.85-0.89 against 0.82-0.86, the others within the noise.
+constexpr std::uint64_t kKeptRowSpans = 512 * 128;
 bool all_rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
-  // A product, not a 64-bit division per call; the first test bounds n_tokens by 2^19, so the
-  // product cannot overflow for any row a plan has.
-  const auto row_bytes = static_cast<std::uint64_t>(kernel_row_floats(plan) * sizeof(float));
-  return static_cast<std::uint64_t>(n_tokens) <= kKeptRowBytes && static_cast<std::uint64_t>(n_tokens) * row_bytes <= kKeptRowBytes;
+  // A product, not a 64-bit division per call; the first test bounds n_tokens by 2^16, so the
+  // product cannot overflow for any span a plan has.
+  const auto span = static_cast<std::uint64_t>(detail::line_padded(static_cast<std::size_t>(plan.params().rotated_span())));
+  return static_cast<std::uint64_t>(n_tokens) <= kKeptRowSpans && static_cast<std::uint64_t>(n_tokens) * span <= kKeptRowSpans;
 }
 
 // Tokens [begin, begin + parts * per) as `parts` runs of `per` tokens at once (kernels.hpp,
@@ -465,7 +467,7 @@ thread_local Anchor last_anchor;
 
 // This thread's last rows with their keys: a row is reused when it is known to be the same, for a
 // single-axis plan the same plan and position, for M-RoPE the same token of the same call (K's
-// pass after Q's). A call whose rows take at most kKeptRowBytes keeps each token's row in its own
+// pass after Q's). A call whose rows all_rows_kept keeps each token's row in its own
 // slot (slot t: token t of the call), so that the next call at the same positions with the same
 // plan computes none: every layer of a forward pass rotates by the same positions (Hugging Face's
 // models compute their cos/sin once per pass for all layers: LlamaModel.forward,

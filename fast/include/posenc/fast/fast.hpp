@@ -168,23 +168,22 @@ class RopeCache {
   const RopePlan& plan() const { return plan_; }
   std::int64_t first() const { return first_; }
   std::int64_t count() const { return count_; }
-  // The row of a position as the rotation kernels read it: rotated_span() floats of cosines,
-  // then from the next 64-byte boundary as many of sines (negated for the inverse rotation),
-  // each times the attention factor, in binary32, indexed by each pair's first element (the
-  // half layout uses the first pairs()). 64-byte aligned.
+  // The row of a position as the rotation kernels read it: the cosines, then from the next
+  // 64-byte boundary as many sines (negated for the inverse rotation), each times the attention
+  // factor, in binary32; rotated_span() of each, indexed by each pair's first element, in the
+  // interleaved layout (each value twice), pairs() in the half layout. 64-byte aligned.
   const float* row(std::int64_t position) const;
 
  private:
   RopePlan plan_;
   std::int64_t first_, count_;
-  std::vector<float, detail::LineAligned<float>> rows_;  // count x (c[span], s[span]), padded to lines
+  std::vector<float, detail::LineAligned<float>> rows_;  // count rows as row() gives them
 };
 
 // Rotate q (and k, when k.in is set) for n_tokens tokens of n_heads heads (a tensor's own
 // RopeTensor::heads, when set, replaces n_heads for it). positions holds
 // n_tokens x position_axes() values. Fused: angles and sin/cos computed inside the call. Each
-// thread that computes rows keeps those of its last call (up to 512 KiB of them: 512 tokens at
-// head_dim 128) and of its last block of 16 tokens (per part, up to 4 parts) beyond that, and
+// thread that computes rows keeps those of its last call (up to 512 tokens' at head_dim 128) and of its last block of 16 tokens (per part, up to 4 parts) beyond that, and
 // the next call with the same plan reuses them where the positions are the same (the layers of
 // one forward pass). A call of at most 16 tokens rotated on the calling thread is kept too,
 // checked, and the next with the same arguments but positions checks only those. The results
