@@ -183,9 +183,10 @@ class RopeCache {
 // Rotate q (and k, when k.in is set) for n_tokens tokens of n_heads heads (a tensor's own
 // RopeTensor::heads, when set, replaces n_heads for it). positions holds
 // n_tokens x position_axes() values. Fused: angles and sin/cos computed inside the call. Each
-// thread that computes rows keeps those of its last call (up to 512 tokens' at head_dim 128) and of its last block of 16 tokens (per part, up to 4 parts) beyond that, and
-// the next call with the same plan reuses them where the positions are the same (the layers of
-// one forward pass). A call of at most 16 tokens rotated on the calling thread is kept too,
+// thread that computes rows keeps those of its last call, if it has at most 512 tokens at
+// head_dim 128, else of its last block of 16 tokens (per part, up to 4 parts), and the next call
+// with the same plan reuses them where the positions are the same (the layers of one forward
+// pass). A call of at most 16 tokens rotated on the calling thread is kept too,
 // checked, and the next with the same arguments but positions checks only those. The results
 // are the same bits either way, as they are whatever the order in which tokens and heads are
 // rotated (Q's before K's, or in place on some CPUs several parts of a thread's tokens at once).
