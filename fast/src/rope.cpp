@@ -467,7 +467,7 @@ thread_local Anchor last_anchor;
 
 // This thread's last rows with their keys: a row is reused when it is known to be the same, for a
 // single-axis plan the same plan and position, for M-RoPE the same token of the same call (K's
-// pass after Q's). A call whose rows all_rows_kept keeps each token's row in its own
+// pass after Q's). A call for which all_rows_kept holds keeps each token's row in its own
 // slot (slot t: token t of the call), so that the next call at the same positions with the same
 // plan computes none: every layer of a forward pass rotates by the same positions (Hugging Face's
 // models compute their cos/sin once per pass for all layers: LlamaModel.forward,
