@@ -657,38 +657,46 @@ std::string_view to_string(DType d) {
   return "?";
 }
 
-void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
-                const RopeTensor& q, const RopeTensor& k, const Options& options) {
-  const auto positions_checked = [&] { check_positions(plan, n_tokens, positions); };
+namespace {
+
+// A call's order, through a plan or a cache: its arguments checked, then its positions
+// (positions_checked: before anything is written), then the rotation, by the kept one-block
+// call where it takes it (detail::LastBlockCall), else on the threads. make_rows(kernels,
+// all_rows_kept) gives a thread's rows (rotate_tokens's Rows).
+template <class CheckPositions, class MakeRows>
+void apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
+           const RopeTensor& q, const RopeTensor& k, const Options& options, CheckPositions positions_checked,
+           MakeRows make_rows) {
   if (detail::LastBlockCall::takes(n_tokens, positions, options)) {
-    return detail::LastBlockCall::rotate(plan, d, n_tokens, n_heads, positions, q, k, options, positions_checked,
-                                         [&](const detail::Kernels& kernels, bool all_rows_kept) {
-                                           return detail::FusedRows(plan, kernels, positions, n_tokens, all_rows_kept);
-                                         });
+    return detail::LastBlockCall::rotate(plan, d, n_tokens, n_heads, positions, q, k, options, positions_checked, make_rows);
   }
   check_call(plan, d, n_tokens, n_heads, positions, q, k);
   positions_checked();
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, detail::FusedRows(plan, r.kernels, positions, n_tokens, r.all_rows_kept));
+    rotate_tokens(r, begin, end, q, k, make_rows(r.kernels, r.all_rows_kept));
   });
+}
+
+}  // namespace
+
+void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
+                const RopeTensor& q, const RopeTensor& k, const Options& options) {
+  apply(plan, d, n_tokens, n_heads, positions, q, k, options, [&] { check_positions(plan, n_tokens, positions); },
+        [&](const detail::Kernels& kernels, bool all_rows_kept) {
+          return detail::FusedRows(plan, kernels, positions, n_tokens, all_rows_kept);
+        });
 }
 
 void rope_apply(const RopeCache& cache, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
                 const RopeTensor& q, const RopeTensor& k, const Options& options) {
-  const RopePlan& plan = cache.plan();
-  const auto positions_checked = [&] {
-    for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
-  };
   const auto rows = [&](std::int64_t t, std::int64_t) { return cache.row(positions[t]); };
-  if (detail::LastBlockCall::takes(n_tokens, positions, options)) {
-    return detail::LastBlockCall::rotate(plan, d, n_tokens, n_heads, positions, q, k, options, positions_checked,
-                                         [&](const detail::Kernels&, bool) { return rows; });
-  }
-  check_call(plan, d, n_tokens, n_heads, positions, q, k);
-  positions_checked();
-  const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
-  parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) { rotate_tokens(r, begin, end, q, k, rows); });
+  apply(
+      cache.plan(), d, n_tokens, n_heads, positions, q, k, options,
+      [&] {
+        for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
+      },
+      [&](const detail::Kernels&, bool) { return rows; });
 }
 
 }  // namespace posenc::fast
