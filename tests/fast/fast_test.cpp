@@ -582,13 +582,7 @@ TEST(Fast, ACallOfNoTokensWritesNothing) {
   const RopePlan plan(params(RopeLayout::half, 8, 8));
   for (Isa isa : supported_isas()) {
     std::vector<float> in(32, 1.0f), out(32, 7.0f), k_in(32, 2.0f), k_out(32, 9.0f);
-    RopeTensor q, k;
-    q.in = in.data();
-    q.out = out.data();
-    k.in = k_in.data();
-    k.out = k_out.data();
-    q.in_token_stride = q.out_token_stride = k.in_token_stride = k.out_token_stride = 16;
-    q.in_head_stride = q.out_head_stride = k.in_head_stride = k.out_head_stride = 8;
+    const RopeTensor q = strided(in.data(), out.data(), 16, 8), k = strided(k_in.data(), k_out.data(), 16, 8);
     EXPECT_NO_THROW(rope_apply(plan, DType::f32, 0, 2, nullptr, q, k, {isa, 1}));
     EXPECT_NO_THROW(rope_apply(plan, DType::f32, 0, 2, nullptr, q, {}, {isa, 2}));
     RopeTensor in_place = q;
