@@ -488,21 +488,59 @@ struct KeptRows {
   std::unique_ptr<float[], LineAligned<float>::Delete> rows;
   std::vector<Key> keys;
   std::uint64_t calls = 0;
+  // The thread's last streaming call through a plan: its plan, first position and token count
+  // (repeats; FusedRows).
+  std::uint64_t last_plan = 0;
+  std::int64_t last_first = 0, last_tokens = 0;
+
+  // Whether a streaming call repeats the last (the same plan, first position and token count: the
+  // layers of a forward pass), and it is now the last. Only where the rows go hangs on this
+  // (FusedRows): every kept row is still checked against its own key.
+  bool repeats(std::uint64_t plan, const std::int64_t* positions, std::int64_t n_tokens) {
+    const std::int64_t first = n_tokens > 0 ? positions[0] : 0;
+    const bool same = last_plan == plan && last_first == first && last_tokens == n_tokens;
+    last_plan = plan;
+    last_first = first;
+    last_tokens = n_tokens;
+    return same;
+  }
 };
 thread_local KeptRows kept_rows;
 
 }  // namespace
 
+// The rows a streaming call keeps, one per token, where it repeats the thread's last streaming
+// call (KeptRows::repeats) and they take at most this many bytes (4096 tokens at head_dim 128 in the
+// half layout). Computed, the rows of such a call took its stream's time: on the AVX-512 Xeon VM
+// (issue 19's eleventh round), 4096 tokens x 32 heads x 128, f32, out of place (streamed), one
+// build switching between computing every row and reading every row kept, alternating batches,
+// 11 rounds, the median of each ratio to a non-temporal copy in two processes: Q 0.864 and 0.908
+// computed against 0.915 and 0.919 kept, Q and 8 K heads 0.862 and 0.918 against 0.899 and 0.926,
+// Q and K 1.002 and 1.019 against 1.013 and 1.030. Keeping every row of every call that long
+// instead made calls at new positions each time slower, their rows written to 2 MiB of cold
+// slots (each line read for ownership): Q 0.853 and 0.849 against 0.792 and 0.782, Q and 8 K
+// heads 0.899 and 0.900 against 0.847 and 0.819; so a call keeps them only when it repeats the
+// last, the second layer of a forward pass (each thread of a call keeps a slot per token of the
+// call: up to 2 MiB each). In place not: the same switch there, which also made a pass of the
+// whole call, read Q 0.939 and 0.940 of an in-place scale's speed against 0.915 and 0.917, but Q
+// and K 0.910 and 0.915 against 0.935 and 0.913 on this VM, and was slower on the Zen 3 VM
+// (all_rows_kept); this rule was not measured there.
+constexpr std::size_t kRepeatedStreamRowBytes = std::size_t{2} << 20;
+
 // The fused path's rows, each computed when a token's first tensor asks for it (unless kept): in
-// slot t for token t where the call's rows are all kept (by_token), else in slot i (KeptRows).
+// slot t for token t where the call's rows are all kept (all_rows_kept) or where a streaming call
+// repeats the last (kRepeatedStreamRowBytes), else in slot i (KeptRows).
 class FusedRows {
  public:
   FusedRows(const RopePlan& plan, const Kernels& kernels, const std::int64_t* positions, std::int64_t n_tokens,
-            bool by_token)
-      : plan_(plan), kernels_(kernels), positions_(positions), kept_(kept_rows),
-        by_token_(by_token) {
+            bool all_rows_kept, bool streaming)
+      : plan_(plan), kernels_(kernels), positions_(positions), kept_(kept_rows), by_token_(all_rows_kept) {
     const std::size_t floats = kernel_row_floats(plan);
-    const auto slots = static_cast<std::size_t>(by_token ? std::max(n_tokens, kBlock) : kBlock * kMaxParts);
+    if (streaming && kept_.repeats(plan.id_, positions, n_tokens) && plan.params().position_axes() == 1 &&
+        static_cast<std::size_t>(n_tokens) <= kRepeatedStreamRowBytes / (floats * sizeof(float))) {
+      by_token_ = true;
+    }
+    const auto slots = static_cast<std::size_t>(by_token_ ? std::max(n_tokens, kBlock) : kBlock * kMaxParts);
     if (kept_.floats != floats || kept_.slots < slots) {
       kept_.floats = kept_.slots = 0;
       kept_.keys.assign(slots, KeptRows::Key{});
@@ -590,7 +628,7 @@ class LastBlockCall {
   }
 
   // positions_checked() refuses a bad position before anything is written; make_rows(kernels,
-  // all_rows_kept) gives the rows (rotate_tokens's Rows): the plan's, or a cache's.
+  // all_rows_kept, streaming) gives the rows (rotate_tokens's Rows): the plan's, or a cache's.
   template <class CheckPositions, class MakeRows>
   static void rotate(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
                      const RopeTensor& q, const RopeTensor& k, const Options& options, CheckPositions positions_checked,
@@ -617,7 +655,7 @@ class LastBlockCall {
       last.stores_ = options.stores;
       last.plan_ = plan.id_;
     }
-    auto rows = make_rows(*last.runs_.kernels, last.all_rows_kept_);
+    auto rows = make_rows(*last.runs_.kernels, last.all_rows_kept_, false);
     rotate_block(last.runs_, 0, n_tokens, rows);
   }
 
@@ -662,7 +700,8 @@ namespace {
 // A call's order, through a plan or a cache: its arguments checked, then its positions
 // (positions_checked: before anything is written), then the rotation, by the kept one-block
 // call where it takes it (detail::LastBlockCall), else on the threads. make_rows(kernels,
-// all_rows_kept) gives a thread's rows (rotate_tokens's Rows).
+// all_rows_kept, streaming: an output written by non-temporal stores) gives a thread's rows
+// (rotate_tokens's Rows).
 template <class CheckPositions, class MakeRows>
 void apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
            const RopeTensor& q, const RopeTensor& k, const Options& options, CheckPositions positions_checked,
@@ -674,7 +713,7 @@ void apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_
   positions_checked();
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, make_rows(r.kernels, r.all_rows_kept));
+    rotate_tokens(r, begin, end, q, k, make_rows(r.kernels, r.all_rows_kept, streamed(r, q) || (k.in && streamed(r, k))));
   });
 }
 
@@ -683,8 +722,8 @@ void apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_
 void rope_apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads, const std::int64_t* positions,
                 const RopeTensor& q, const RopeTensor& k, const Options& options) {
   apply(plan, d, n_tokens, n_heads, positions, q, k, options, [&] { check_positions(plan, n_tokens, positions); },
-        [&](const detail::Kernels& kernels, bool all_rows_kept) {
-          return detail::FusedRows(plan, kernels, positions, n_tokens, all_rows_kept);
+        [&](const detail::Kernels& kernels, bool all_rows_kept, bool streaming) {
+          return detail::FusedRows(plan, kernels, positions, n_tokens, all_rows_kept, streaming);
         });
 }
 
@@ -696,7 +735,7 @@ void rope_apply(const RopeCache& cache, DType d, std::int64_t n_tokens, std::int
       [&] {
         for (std::int64_t t = 0; t < n_tokens; ++t) (void)cache.row(positions[t]);  // every position before any write
       },
-      [&](const detail::Kernels&, bool) { return rows; });
+      [&](const detail::Kernels&, bool, bool) { return rows; });
 }
 
 }  // namespace posenc::fast

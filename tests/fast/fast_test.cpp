@@ -544,6 +544,65 @@ TEST(Fast, RowsKeptAcrossCallsGiveACachesBits) {
   }
 }
 
+// A streaming call too long to keep every row (all_rows_kept) keeps one per token where it repeats
+// the thread's last call (rope.cpp, kRepeatedStreamRowBytes): its first position, token count and
+// plan. Calls in turn that repeat one (the layers of a forward pass), that repeat it but for one
+// position, or its first position only, that move, that take another plan, a longer call and one
+// in place, on 1 and 2 threads, each give a RopeCache's bits.
+TEST(Fast, RowsKeptByARepeatedStreamingCallGiveACachesBits) {
+  RopeParams p = params(RopeLayout::half, 64, 64);
+  const RopePlan plan(p);
+  p.base = 20000;
+  const RopePlan other(p);
+  constexpr std::int64_t kTokens = 1100;  // at head_dim 64, beyond all_rows_kept's 1024
+  std::vector<float> x(2 * kTokens * 64), y(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25f + static_cast<float>(i % 13) / 8;
+  const auto rotate = [&](const RopePlan& pl, const std::vector<std::int64_t>& positions, bool in_place, std::optional<Isa> isa,
+                          int threads) {
+    std::vector<float> in(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(positions.size() * 64));
+    std::vector<float> out(in.size());
+    RopeTensor t;
+    t.in = in.data();
+    t.out = in_place ? in.data() : out.data();
+    t.in_token_stride = t.out_token_stride = t.in_head_stride = t.out_head_stride = 64;
+    const auto n = static_cast<std::int64_t>(positions.size());
+    if (isa) {
+      rope_apply(pl, DType::f32, n, 1, positions.data(), t, {}, {*isa, threads, Stores::streaming});
+    } else {
+      const auto [low, high] = std::minmax_element(positions.begin(), positions.end());
+      const RopeCache cache(pl, *low, *high - *low + 1, Isa::scalar);
+      rope_apply(cache, DType::f32, n, 1, positions.data(), t, {}, {Isa::scalar});
+    }
+    return in_place ? in : out;
+  };
+  std::vector<std::int64_t> base(kTokens), longer(2 * kTokens);
+  std::iota(base.begin(), base.end(), 5000);
+  std::iota(longer.begin(), longer.end(), 5000);
+  std::vector<std::int64_t> one_moved = base, first_kept = base, moved = base;
+  one_moved[700] += 3;
+  for (std::size_t i = 1; i < first_kept.size(); ++i) first_kept[i] += 17;
+  for (auto& position : moved) position += 1;
+  struct Call {
+    const RopePlan* plan;
+    const std::vector<std::int64_t>* positions;
+    bool in_place;
+  };
+  const std::vector<Call> calls{{&plan, &base, false},      {&plan, &base, false},      {&plan, &base, false},
+                                {&plan, &one_moved, false}, {&plan, &base, false},      {&plan, &first_kept, false},
+                                {&plan, &first_kept, false}, {&plan, &moved, false},    {&plan, &moved, false},
+                                {&other, &moved, false},    {&plan, &moved, false},     {&plan, &longer, false},
+                                {&plan, &longer, false},    {&plan, &base, true},       {&plan, &base, false}};
+  for (Isa isa : supported_isas()) {
+    for (int threads : {1, 2}) {
+      for (std::size_t i = 0; i < calls.size(); ++i) {
+        const Call& c = calls[i];
+        EXPECT_EQ(rotate(*c.plan, *c.positions, c.in_place, isa, threads), rotate(*c.plan, *c.positions, c.in_place, std::nullopt, 1))
+            << to_string(isa) << " threads " << threads << " call " << i;
+      }
+    }
+  }
+}
+
 TEST(Fast, BadCallsAreRefusedWithTheParameterNamed) {
   const RopePlan plan(params(RopeLayout::half, 8, 8));
   std::vector<float> x(8), y(8);

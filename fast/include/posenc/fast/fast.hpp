@@ -184,9 +184,11 @@ class RopeCache {
 // RopeTensor::heads, when set, replaces n_heads for it). positions holds
 // n_tokens x position_axes() values. Fused: angles and sin/cos computed inside the call. Each
 // thread that computes rows keeps those of its last call, if it has at most 512 tokens at
-// head_dim 128, else of its last block of 16 tokens (per part, up to 4 parts), and the next call
-// with the same plan reuses them where the positions are the same (the layers of one forward
-// pass). A call of at most 16 tokens rotated on the calling thread is kept too,
+// head_dim 128, or if it streams its outputs (Options::stores), repeats the thread's last such
+// call (plan, first position, token count) and its rows take at most 2 MiB (4096 tokens at
+// head_dim 128, half layout), else of its last block of 16 tokens (per part, up to 4 parts), and
+// the next call with the same plan reuses them where the positions are the same (the layers of
+// one forward pass). A call of at most 16 tokens rotated on the calling thread is kept too,
 // checked, and the next with the same arguments but positions checks only those. The results
 // are the same bits either way, as they are whatever the order in which tokens and heads are
 // rotated (Q's before K's, or in place on some CPUs several parts of a thread's tokens at once).
