@@ -555,7 +555,7 @@ TEST(Fast, RowsKeptByARepeatedStreamingCallGiveACachesBits) {
   p.base = 20000;
   const RopePlan other(p);
   constexpr std::int64_t kTokens = 1100;  // at head_dim 64, beyond all_rows_kept's 1024
-  std::vector<float> x(2 * kTokens * 64), y(x.size());
+  std::vector<float> x(2 * kTokens * 64);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25f + static_cast<float>(i % 13) / 8;
   const auto rotate = [&](const RopePlan& pl, const std::vector<std::int64_t>& positions, bool in_place, std::optional<Isa> isa,
                           int threads) {
