@@ -93,6 +93,24 @@ RopeTensor strided(float* in, float* out, std::int64_t token_stride, std::int64_
   return t;
 }
 
+// The first positions.size() tokens of x, one head of the plan's head_dim each, rotated (in place
+// or out of place) by the fast path with `options`, or without them through a RopeCache of the
+// positions' range on the scalar path (whose rows never use what a thread keeps).
+std::vector<float> rotated(const RopePlan& plan, const std::vector<std::int64_t>& positions, const std::vector<float>& x,
+                           bool in_place, std::optional<Options> options) {
+  const std::int64_t dim = plan.params().head_dim, n = static_cast<std::int64_t>(positions.size());
+  std::vector<float> in(x.begin(), x.begin() + n * dim), out(in.size());
+  const RopeTensor t = strided(in.data(), in_place ? in.data() : out.data(), dim, dim);
+  if (options) {
+    rope_apply(plan, DType::f32, n, 1, positions.data(), t, {}, *options);
+  } else {
+    const auto [low, high] = std::minmax_element(positions.begin(), positions.end());
+    const RopeCache cache(plan, *low, *high - *low + 1, Isa::scalar);
+    rope_apply(cache, DType::f32, n, 1, positions.data(), t, {}, {Isa::scalar});
+  }
+  return in_place ? in : out;
+}
+
 // The tests that compare paths run once per ISA path; a path this CPU lacks is skipped (and
 // reported as skipped), not compared scalar against scalar and counted as passed.
 class FastPath : public ::testing::TestWithParam<Isa> {
@@ -317,7 +335,7 @@ struct PartsUnforcedAtExit {
 // threads, in place and out of place with streamed outputs, for rows the fixed kernels take
 // (head_dim 128, every storage format; 256) and one they do not (a rotary span of 96 of 128), each
 // layout, f32 also with the rows from a RopeCache. The calls take more tokens than a thread keeps
-// rows for (rope.cpp, kKeptRowBytes: 512 at head_dim 128, 256 at 256, 682 at a span of 96), so
+// rows for (rope.cpp, all_rows_kept: 512 at head_dim 128, 256 at 256, 682 at a span of 96), so
 // that in place they go in parts and not in one pass: 600, 300 and 800 tokens, 17 fewer from the
 // cache. (Sized for the sanitizers: 1100 tokens of every format and shape, 2, 3 and 4 parts on 1
 // and 2 threads each, took 46 s under ASan and most of TSan's 143, in place alone.) A count of
@@ -501,7 +519,7 @@ TEST(Fast, KeptRowsAndAnchorsGiveAFreshThreadsBits) {
   }
 }
 
-// A call whose rows fit in what a thread keeps (rope.cpp, kKeptRowBytes: 512 rows at head_dim
+// A call whose rows fit in what a thread keeps (rope.cpp, all_rows_kept: 512 rows at head_dim
 // 128) keeps one per token, which the next call reuses where plan and position are the same (the
 // layers of a forward pass): calls in turn at the same, shifted and reversed positions, with
 // another plan, and around a call too long to keep every row, each give a RopeCache's bits.
@@ -512,22 +530,6 @@ TEST(Fast, RowsKeptAcrossCallsGiveACachesBits) {
   const RopePlan other(p);
   std::vector<float> x(700 * 128);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25f + static_cast<float>(i % 13) / 8;
-  const auto rotate = [&](const RopePlan& pl, const std::vector<std::int64_t>& positions, std::optional<Isa> isa) {
-    std::vector<float> y(positions.size() * 128);
-    RopeTensor t;
-    t.in = x.data();
-    t.out = y.data();
-    t.in_token_stride = t.out_token_stride = t.in_head_stride = t.out_head_stride = 128;
-    const auto n = static_cast<std::int64_t>(positions.size());
-    if (isa) {
-      rope_apply(pl, DType::f32, n, 1, positions.data(), t, {}, {*isa});
-    } else {
-      const auto [low, high] = std::minmax_element(positions.begin(), positions.end());
-      const RopeCache cache(pl, *low, *high - *low + 1, Isa::scalar);
-      rope_apply(cache, DType::f32, n, 1, positions.data(), t, {}, {Isa::scalar});
-    }
-    return y;
-  };
   std::vector<std::int64_t> first(40), long_call(700);
   std::iota(first.begin(), first.end(), 1000);
   std::iota(long_call.begin(), long_call.end(), 990);
@@ -539,7 +541,8 @@ TEST(Fast, RowsKeptAcrossCallsGiveACachesBits) {
   for (Isa isa : supported_isas()) {
     for (std::size_t i = 0; i < calls.size(); ++i) {
       const auto& [pl, positions] = calls[i];
-      EXPECT_EQ(rotate(*pl, *positions, isa), rotate(*pl, *positions, std::nullopt)) << to_string(isa) << " call " << i;
+      EXPECT_EQ(rotated(*pl, *positions, x, false, Options{isa}), rotated(*pl, *positions, x, false, std::nullopt))
+          << to_string(isa) << " call " << i;
     }
   }
 }
@@ -557,24 +560,6 @@ TEST(Fast, RowsKeptByARepeatedStreamingCallGiveACachesBits) {
   constexpr std::int64_t kTokens = 1100;  // at head_dim 64, beyond all_rows_kept's 1024
   std::vector<float> x(2 * kTokens * 64);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25f + static_cast<float>(i % 13) / 8;
-  const auto rotate = [&](const RopePlan& pl, const std::vector<std::int64_t>& positions, bool in_place, std::optional<Isa> isa,
-                          int threads) {
-    std::vector<float> in(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(positions.size() * 64));
-    std::vector<float> out(in.size());
-    RopeTensor t;
-    t.in = in.data();
-    t.out = in_place ? in.data() : out.data();
-    t.in_token_stride = t.out_token_stride = t.in_head_stride = t.out_head_stride = 64;
-    const auto n = static_cast<std::int64_t>(positions.size());
-    if (isa) {
-      rope_apply(pl, DType::f32, n, 1, positions.data(), t, {}, {*isa, threads, Stores::streaming});
-    } else {
-      const auto [low, high] = std::minmax_element(positions.begin(), positions.end());
-      const RopeCache cache(pl, *low, *high - *low + 1, Isa::scalar);
-      rope_apply(cache, DType::f32, n, 1, positions.data(), t, {}, {Isa::scalar});
-    }
-    return in_place ? in : out;
-  };
   std::vector<std::int64_t> base(kTokens), longer(2 * kTokens);
   std::iota(base.begin(), base.end(), 5000);
   std::iota(longer.begin(), longer.end(), 5000);
@@ -596,7 +581,8 @@ TEST(Fast, RowsKeptByARepeatedStreamingCallGiveACachesBits) {
     for (int threads : {1, 2}) {
       for (std::size_t i = 0; i < calls.size(); ++i) {
         const Call& c = calls[i];
-        EXPECT_EQ(rotate(*c.plan, *c.positions, c.in_place, isa, threads), rotate(*c.plan, *c.positions, c.in_place, std::nullopt, 1))
+        EXPECT_EQ(rotated(*c.plan, *c.positions, x, c.in_place, Options{isa, threads, Stores::streaming}),
+                  rotated(*c.plan, *c.positions, x, c.in_place, std::nullopt))
             << to_string(isa) << " threads " << threads << " call " << i;
       }
     }
