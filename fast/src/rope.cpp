@@ -712,8 +712,9 @@ void apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_
   check_call(plan, d, n_tokens, n_heads, positions, q, k);
   positions_checked();
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
+  const bool streaming = streamed(r, q) || (k.in && streamed(r, k));
   parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, make_rows(r.kernels, r.all_rows_kept, streamed(r, q) || (k.in && streamed(r, k))));
+    rotate_tokens(r, begin, end, q, k, make_rows(r.kernels, r.all_rows_kept, streaming));
   });
 }
 
