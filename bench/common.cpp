@@ -70,9 +70,10 @@ Buffer<std::uint8_t> random_tensor(std::int64_t elements, fast::DType d) {
   return v;
 }
 
-void account(benchmark::State& state, const Workload& w, std::size_t element_size) {
-  state.SetItemsProcessed(state.iterations() * w.elements());
-  state.SetBytesProcessed(state.iterations() * 2 * w.elements() * static_cast<std::int64_t>(element_size));
+void account(benchmark::State& state, const Workload& w, std::size_t element_size, int calls) {
+  const std::int64_t elements = state.iterations() * calls * w.elements();
+  state.SetItemsProcessed(elements);
+  state.SetBytesProcessed(2 * elements * static_cast<std::int64_t>(element_size));
 }
 
 }  // namespace posenc::bench

@@ -17,6 +17,7 @@ template <class T>
 using Buffer = std::vector<T, fast::detail::LineAligned<T>>;
 
 constexpr std::int64_t kDim = 128;  // head_dim of Llama 3 8B
+constexpr int kLlama3Layers = 32;  // num_hidden_layers of Llama 3 8B (its config.json)
 
 // One RoPE call's worth of work: `tokens` tokens of one tensor or two (Q and K) of head_dim 128,
 // each with its own head count (RopeTensor::heads).
@@ -41,8 +42,8 @@ std::vector<std::int64_t> positions(const Workload& w);
 // f16 inputs are the binary32 values' nearest storage values. Generated once per size and format.
 Buffer<std::uint8_t> random_tensor(std::int64_t elements, fast::DType d);
 
-// Bytes (read + written) and elements of one call on w.
-void account(benchmark::State& state, const Workload& w, std::size_t element_size);
+// Bytes (read + written) and elements of `calls` calls on w per iteration.
+void account(benchmark::State& state, const Workload& w, std::size_t element_size, int calls = 1);
 
 // Every benchmark: real time, 11 repetitions reported as aggregates (the ratio table uses
 // medians).

@@ -35,7 +35,7 @@ constexpr double kBatchSeconds = 2e-3;  // each timed batch at least this long (
 float* floats(std::uint8_t* p) { return reinterpret_cast<float*>(p); }
 
 // The case's copies (out of place, from its inputs to its outputs) or in-place scales, with their
-// names: float loops, so for f32 cases only.
+// names, as many times as the case calls (FastCall::layers): float loops, so for f32 cases only.
 struct Roofs {
   std::vector<Work> run;
   std::vector<std::string> names;
@@ -45,14 +45,18 @@ Roofs roofs(FastCall& f, bool in_place) {
   if (in_place) {
     for (const ScaleRoof& loop : scale_loops()) {
       b.run.push_back([&f, run = loop.run] {
-        for (std::size_t i = 0; i < f.tensors(); ++i) run(floats(f.in(i)), f.bytes(i) / 4);
+        for (int l = 0; l < f.layers(); ++l) {
+          for (std::size_t i = 0; i < f.tensors(); ++i) run(floats(f.in(i)), f.bytes(i) / 4);
+        }
       });
       b.names.push_back(loop.prefix);
     }
   } else {
     for (const CopyRoof& loop : copy_loops()) {
       b.run.push_back([&f, run = loop.run] {
-        for (std::size_t i = 0; i < f.tensors(); ++i) run(floats(f.in(i)), floats(f.out(i)), f.bytes(i) / 4);
+        for (int l = 0; l < f.layers(); ++l) {
+          for (std::size_t i = 0; i < f.tensors(); ++i) run(floats(f.in(i)), floats(f.out(i)), f.bytes(i) / 4);
+        }
       });
       b.names.push_back(loop.prefix);
     }
@@ -161,6 +165,10 @@ void register_paired() {
       return against_roofs(f, false);
     });
   }
+  add_paired("paired/decode/1/out-step" + std::to_string(kLlama3Layers), [] {
+    FastCall f({.w = workload("decode/1"), .layers = kLlama3Layers});
+    return against_roofs(f, false);
+  });
   add_paired("paired/control/copy-self", [] {
     const Workload w = workload("Q/B");
     Buffer<float> in(static_cast<std::size_t>(w.elements()), 1.0f), out(in.size());

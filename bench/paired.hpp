@@ -39,7 +39,9 @@ struct NamedRatio {
 // KeptRows) and 16 positions on every call (-moving: every row computed, as a pass's first layer
 // computes them); 2 threads against 1
 // (and the non-temporal copy likewise: the machine's own scaling); bf16 against f32 elements
-// per second; decode against the copies of its bytes. Each roof's name is the benchmark's
+// per second; decode against the copies of its bytes: one call at the same position, one at a
+// new anchor every call, and a decode step of Llama 3 8B's 32 layers (Case::layers: the target's
+// case, a call per layer, the first at the next position). Each roof's name is the benchmark's
 // label. And the estimator's control: shape B's non-temporal copy against as many copies of
 // itself as there are copy roofs, whose true ratio is 1.
 void register_paired();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common.hpp"
 #include "posenc/fast/fast.hpp"
 #include "roofs.hpp"
 
@@ -94,8 +95,12 @@ void print_ratios(const Recorder& r) {
     }
   }
   paired(r, "QK/B bf16 / f32 [elements/s]", "QK/B/bf16", 1.7);
-  paired(r, "decode, 1 token x (32 + 8) heads, same position / best copy", "decode/1/out", 0.5);
-  paired(r, "decode, 1 token x (32 + 8) heads, new position / best copy", "decode/1/out-moving", 0.5);
+  const std::string step = "out-step" + std::to_string(kLlama3Layers);
+  // A decode step (rope_cases.hpp, Case::layers) is what decoding one token costs a model; its
+  // one-call parts below it (README, issue 19's twelfth round).
+  paired(r, "decode step: 32 layers x (32 + 8) heads / best copy", "decode/1/" + step, 0.5);
+  paired(r, "   one layer, the same position every call", "decode/1/out", 0);
+  paired(r, "   one layer, a new anchor every call (worst case)", "decode/1/out-moving", 0);
   if (const auto it = r.paired.find("paired/control/copy-self"); it != r.paired.end()) {
     const PairedRatio& p = it->second.ratio;
     std::printf("  control: Q/B's non-temporal copy / %zu copies of itself (1 exactly):\n"
@@ -117,8 +122,9 @@ void print_ratios(const Recorder& r) {
     }
   }
   ratio(r, "QK/B bf16 / f32 [elements/s]", "fused/QK/B/bf16/half/out/1", {f32("QK/B", "out")}, 0);
+  ratio(r, "decode step: 32 layers x (32 + 8) heads / best copy", f32("decode/1", step), copy_roofs("decode/1"), 0, true);
   ratio(r, "decode, 1 token x (32 + 8) heads, same position / best copy", f32("decode/1", "out"), copy_roofs("decode/1"), 0, true);
-  ratio(r, "decode, 1 token x (32 + 8) heads, new position / best copy", f32("decode/1", "out-moving"), copy_roofs("decode/1"), 0, true);
+  ratio(r, "decode, 1 token x (32 + 8) heads, new anchor / best copy", f32("decode/1", "out-moving"), copy_roofs("decode/1"), 0, true);
   ratio(r, "decode, 64 tokens x (32 + 8) heads, scattered / best copy", f32("decode/64", "out"), copy_roofs("decode/64"), 0, true);
   ratio(r, "decode, 64 tokens: 2 threads / 1 thread", f32("decode/64", "out", 2), {f32("decode/64", "out")}, 0);
   ratio(r, "QK/A interleaved / half layout", "fused/QK/A/f32/interleaved/out/1", {f32("QK/A", "out")}, 0.9);

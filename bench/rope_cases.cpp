@@ -24,11 +24,12 @@ struct Tensor {
 }  // namespace
 
 std::string name(const Case& c) {
-  const char* mode = c.in_place                                ? "in"
-                     : c.stores == fast::Stores::cached        ? "out-cached"
-                     : c.stores == fast::Stores::streaming     ? "out-streaming"
-                     : c.moving                                ? "out-moving"
-                                                               : "out";
+  const std::string mode = c.in_place                            ? "in"
+                           : c.stores == fast::Stores::cached    ? "out-cached"
+                           : c.stores == fast::Stores::streaming ? "out-streaming"
+                           : c.moving                            ? "out-moving"
+                           : c.layers > 1                        ? "out-step" + std::to_string(c.layers)
+                                                                 : std::string("out");
   return std::string(c.cached ? "cached/" : "fused/") + c.w.name + "/" + std::string(fast::to_string(c.d)) + "/" +
          (c.layout == RopeLayout::half ? "half" : "interleaved") + "/" + mode + "/" + std::to_string(c.threads);
 }
@@ -56,15 +57,18 @@ FastCall::~FastCall() = default;
 void FastCall::call() {
   State& s = *s_;
   const fast::RopeTensor q = s.x[0].view(s.c.in_place), k = s.x.size() == 2 ? s.x[1].view(s.c.in_place) : fast::RopeTensor{};
-  if (s.cache) {
-    fast::rope_apply(*s.cache, s.c.d, s.c.w.tokens, s.x[0].heads, s.pos.data(), q, k, s.options);
-  } else {
-    fast::rope_apply(s.plan, s.c.d, s.c.w.tokens, s.x[0].heads, s.pos.data(), q, k, s.options);
+  for (int layer = 0; layer < s.c.layers; ++layer) {
+    if (s.cache) {
+      fast::rope_apply(*s.cache, s.c.d, s.c.w.tokens, s.x[0].heads, s.pos.data(), q, k, s.options);
+    } else {
+      fast::rope_apply(s.plan, s.c.d, s.c.w.tokens, s.x[0].heads, s.pos.data(), q, k, s.options);
+    }
   }
-  if (s.c.moving) {
-    for (auto& p : s.pos) p = p < 1'000'000 ? p + 16 : p % 16;
-  }
+  const std::int64_t on = s.c.moving ? 16 : s.c.layers > 1 ? 1 : 0;
+  for (auto& p : s.pos) p = p < 1'000'000 ? p + on : p % 16;
 }
+
+int FastCall::layers() const { return s_->c.layers; }
 
 std::uint8_t* FastCall::in(std::size_t i) { return s_->x.at(i).in.data(); }
 std::uint8_t* FastCall::out(std::size_t i) { return s_->c.in_place ? in(i) : s_->x.at(i).out.data(); }
@@ -79,7 +83,7 @@ void fast_rope(benchmark::State& state, const Case& c) {
     f.call();
     benchmark::ClobberMemory();
   }
-  account(state, c.w, fast::size_of(c.d));
+  account(state, c.w, fast::size_of(c.d), c.layers);
 }
 
 void add_case(const Case& c) {
@@ -108,6 +112,7 @@ void register_rope_cases() {
   add_case({.w = workload("QK/A"), .cached = true});
   add_case({.w = workload("decode/1")});
   add_case({.w = workload("decode/1"), .moving = true});
+  add_case({.w = workload("decode/1"), .layers = kLlama3Layers});
   add_case({.w = workload("decode/64")});
   add_case({.w = workload("decode/64"), .threads = 2});
 }

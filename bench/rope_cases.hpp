@@ -20,10 +20,14 @@ struct Case {
   // step's or a forward pass's first layer. Otherwise the same positions every call, as its later
   // layers see them.
   bool moving = false;
+  // A decode step of a model of this many layers (above 1): the call made `layers` times at the
+  // same positions, as each layer makes it, then every position one on (the next token's step:
+  // its first layer's call at a new position, a new anchor every 16 steps).
+  int layers = 1;
 };
 
 // fused/W/FORMAT/LAYOUT/MODE/THREADS, MODE out, in, out-cached or out-streaming (the store mode
-// forced) or out-moving; cached/... through a RopeCache.
+// forced), out-moving or out-stepN (a decode step of N layers); cached/... through a RopeCache.
 std::string name(const Case& c);
 
 // A case's plan, positions and tensors (tokens x heads x 128 each, contiguous), made once; each
@@ -32,7 +36,8 @@ class FastCall {
  public:
   explicit FastCall(const Case& c);
   ~FastCall();
-  void call();
+  void call();  // Case::layers rope_apply calls
+  int layers() const;
   // Tensor i's input and output (the same buffer in place): what its roofs run over.
   std::uint8_t* in(std::size_t i);
   std::uint8_t* out(std::size_t i);
