@@ -21,6 +21,15 @@ struct Tensor {
   }
 };
 
+// One plan per layout for every case, as an engine keeps one per model: a thread's rows are kept
+// by plan (rope.cpp, KeptRows), and a copy of a plan is the same plan to them. With a plan per
+// case, two cases timed in alternation (bf16 against f32, 2 threads against 1: paired.cpp) each
+// found the other's rows, not their own, and computed every row of every call.
+const fast::RopePlan& plan_of(RopeLayout layout) {
+  static const fast::RopePlan half(llama(RopeLayout::half)), interleaved(llama(RopeLayout::interleaved));
+  return layout == RopeLayout::half ? half : interleaved;
+}
+
 }  // namespace
 
 std::string name(const Case& c) {
@@ -44,7 +53,7 @@ struct FastCall::State {
 };
 
 FastCall::FastCall(const Case& c)
-    : s_(new State{c, fast::RopePlan(llama(c.layout)), positions(c.w), {}, {fast::selected_isa(), c.threads, c.stores}, {}}) {
+    : s_(new State{c, plan_of(c.layout), positions(c.w), {}, {fast::selected_isa(), c.threads, c.stores}, {}}) {
   for (std::int64_t h : c.w.heads) {
     Buffer<std::uint8_t> in = random_tensor(c.w.tokens * h * kDim, c.d);
     s_->x.push_back({h, in, Buffer<std::uint8_t>(in.size())});
