@@ -318,7 +318,7 @@ void rotate_block(BlockRuns& b, std::int64_t begin, std::int64_t end, Rows& rows
 
 template <class Rows>
 void rotate_tokens(const Rotation& r, std::int64_t begin, std::int64_t end, const RopeTensor& q, const RopeTensor& k,
-                   Rows rows) {
+                   Rows& rows) {
   if (begin < end && end - begin <= kBlock) {
     BlockRuns b;
     set_block_runs(b, r, q, k, begin, end);
@@ -415,14 +415,25 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
   return {kernels(isa), plan, d, n_heads, stream, ahead, all_kept, at_once};
 }
 
-// Split [0, n) into `threads` contiguous ranges, run on the kept workers (workers.hpp); every
-// token's result is independent of the split.
+// [0, n) on `threads` threads, the calling one and the kept workers (workers.hpp), which share it
+// in pieces of whole blocks (SharedRanges): thread_work(next) runs once on each thread, next(begin,
+// end) giving its pieces until it returns false. Every token's result is independent of the split.
 template <class F>
-void parallel_tokens(std::int64_t n, int threads, F work) {
+void parallel_tokens(std::int64_t n, int threads, F thread_work) {
   if (threads < 1) throw InvalidParameter("threads", std::to_string(threads), ">= 1");
   const int parts = static_cast<int>(std::min<std::int64_t>(threads, std::max<std::int64_t>(n, 1)));
-  if (parts == 1) return work(std::int64_t{0}, n);
-  detail::run_parts(parts, [&](int i) { work(n * i / parts, n * (i + 1) / parts); });
+  if (parts == 1) {
+    bool given = false;
+    return thread_work([&](std::int64_t& begin, std::int64_t& end) {
+      begin = 0;
+      end = n;
+      return !std::exchange(given, true);
+    });
+  }
+  detail::SharedRanges ranges(n, parts, kBlock);
+  detail::run_sharing(parts, [&](int i) {
+    thread_work([&](std::int64_t& begin, std::int64_t& end) { return ranges.next(i, begin, end); });
+  });
 }
 
 void check_call(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads,
@@ -713,8 +724,9 @@ void apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_
   positions_checked();
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   const bool streaming = streamed(r, q) || (k.in && streamed(r, k));
-  parallel_tokens(n_tokens, options.threads, [&](std::int64_t begin, std::int64_t end) {
-    rotate_tokens(r, begin, end, q, k, make_rows(r.kernels, r.all_rows_kept, streaming));
+  parallel_tokens(n_tokens, options.threads, [&](auto next) {
+    auto rows = make_rows(r.kernels, r.all_rows_kept, streaming);  // once per thread and call
+    for (std::int64_t begin = 0, end = 0; next(begin, end);) rotate_tokens(r, begin, end, q, k, rows);
   });
 }
 

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -34,10 +35,10 @@ bool poll(Ready ready) {
   }
 }
 
-// One run_parts call: its parts not yet finished and the first exception of one.
+// One run_sharing call: its parts not yet finished and the first exception of one.
 struct Job {
   const std::function<void(int)>& part;
-  std::atomic<int> left;  // parts on workers not finished (decremented under mutex)
+  std::atomic<int> left;  // parts on workers not finished nor withdrawn (a worker's decremented under mutex)
   std::exception_ptr error;
   std::mutex mutex;
   std::condition_variable finished;
@@ -63,6 +64,7 @@ class Workers {
     } catch (...) {
       own = std::current_exception();
     }
+    withdraw_unstarted(job);
     // The workers hold references into job until they report: wait for all before returning,
     // and take the job's mutex even when polling saw them done, so that the last one has let go
     // of it.
@@ -78,6 +80,15 @@ class Workers {
     Job* job;
     int index;
   };
+
+  // The job's tasks no worker has taken yet, taken off the queue (run_sharing): they count as
+  // finished.
+  void withdraw_unstarted(Job& job) {
+    const std::lock_guard lock(mutex_);
+    const auto withdrawn = std::erase_if(tasks_, [&](const Task& t) { return t.job == &job; });
+    queued_.store(static_cast<int>(tasks_.size()), std::memory_order_relaxed);
+    if (withdrawn) job.left.fetch_sub(static_cast<int>(withdrawn), std::memory_order_release);
+  }
 
   [[noreturn]] void serve() {
     for (;;) {
@@ -122,7 +133,35 @@ void new_workers_in_child() { workers = new Workers; }
 
 }  // namespace
 
-void run_parts(int parts, const std::function<void(int)>& part) {
+SharedRanges::SharedRanges(std::int64_t n, int parts, std::int64_t unit) : unit_(unit) {
+  ranges_.reserve(static_cast<std::size_t>(parts));
+  for (int i = 0; i < parts; ++i) ranges_.push_back({n * i / parts, n * (i + 1) / parts});
+}
+
+std::int64_t SharedRanges::piece(std::int64_t left) const {
+  const std::int64_t half = (left / 2 + unit_ - 1) / unit_ * unit_;
+  return std::min(left, std::max(unit_, half));
+}
+
+bool SharedRanges::next(int i, std::int64_t& begin, std::int64_t& end) {
+  const std::lock_guard lock(mutex_);
+  Range& own = ranges_[static_cast<std::size_t>(i)];
+  if (own.front < own.back) {
+    begin = own.front;
+    end = own.front += piece(own.back - own.front);
+    return true;
+  }
+  Range* most = &own;
+  for (Range& r : ranges_) {
+    if (r.back - r.front > most->back - most->front) most = &r;
+  }
+  if (most->front == most->back) return false;
+  end = most->back;
+  begin = most->back -= piece(most->back - most->front);
+  return true;
+}
+
+void run_sharing(int parts, const std::function<void(int)>& part) {
   if (parts <= 1) return part(0);
   std::call_once(workers_once, [] {
     workers = new Workers;

@@ -3,15 +3,44 @@
 // than have been started, and kept for the process's life, so that a call pays a wake-up, not a
 // thread's creation (on the AVX-512 Xeon VM, starting and joining one std::thread per call cost
 // ~100 us: 64 tokens x 40 heads, ~84 us on one thread, took ~140 us on two). Idle workers
-// poll for ~100 us before they sleep (workers.cpp, kPoll).
+// poll for ~100 us before they sleep (workers.cpp, kPoll); the work is shared, so that a call
+// does not wait on a late one (SharedRanges).
+#include <cstdint>
 #include <functional>
+#include <mutex>
+#include <vector>
 
 namespace posenc::fast::detail {
 
-// part(i) for every i in [0, parts): part(0) on the calling thread, the others on workers;
-// returns when all have returned. The first exception a part throws is rethrown here, after
-// every part has finished. Calls from several threads at once share the workers. A child made
-// by fork() starts its own workers when it needs them (its parent's are not in it).
-void run_parts(int parts, const std::function<void(int)>& part);
+// part(i) for i in [0, parts), parts that share one pool of work, each taking what is left until
+// nothing is (SharedRanges): part(0) on the calling thread, the others on workers. Once part(0)
+// has returned no work is left to take, so the parts no worker has started by then are withdrawn,
+// not run: a call does not wait for a sleeping worker to wake (tens of microseconds on a VM) only
+// to find nothing left. Returns when every started part has returned; the first exception a part
+// throws is rethrown here, after that. Calls from several threads at once share the workers. A
+// child made by fork() starts its own workers when it needs them (its parent's are not in it).
+void run_sharing(int parts, const std::function<void(int)>& part);
+
+// [0, n) shared by `parts` threads (run_sharing). Part i owns a contiguous range, the i-th of
+// `parts` near-equal ones, and takes pieces from its front, half of what is left each time (a
+// multiple of `unit`, at least one); with its own range empty, it takes pieces likewise from the
+// back of the range with the most left. Threads that start together each rotate their own range,
+// as a fixed split would; one that starts late (a worker's wake-up) finds part of its range taken
+// by the others, so that no thread waits long for another's last piece.
+class SharedRanges {
+ public:
+  SharedRanges(std::int64_t n, int parts, std::int64_t unit);
+  // The next piece [begin, end) for part i; false when nothing is left anywhere.
+  bool next(int i, std::int64_t& begin, std::int64_t& end);
+
+ private:
+  struct Range {
+    std::int64_t front, back;  // what is left: [front, back)
+  };
+  std::int64_t piece(std::int64_t left) const;
+  std::mutex mutex_;
+  std::vector<Range> ranges_;
+  std::int64_t unit_;
+};
 
 }  // namespace posenc::fast::detail

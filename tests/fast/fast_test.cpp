@@ -940,31 +940,127 @@ TEST(Fast, SpansMustHoldExactlyWhatTheCallWrites) {
 }
 
 
-// The kept workers (fast/src/workers.hpp): every part runs once, on the caller for part 0; a
-// part's exception reaches the caller after all parts have finished; callers on several
-// threads at once share the workers; a forked child, which has none of its parent's workers,
-// starts its own (a child waiting on its parent's would hang: the test would time out).
-TEST(Workers, EveryPartRunsOnceAndErrorsReachTheCaller) {
+// The kept workers (fast/src/workers.hpp): part 0 runs on the caller and each part at most once;
+// the work shared by SharedRanges is all done, each index once; a part's exception reaches the
+// caller after the started parts have finished; a part no worker has started when part 0 returns
+// is withdrawn, never run; callers on several threads at once share the workers; a forked child,
+// which has none of its parent's workers, starts its own (a child waiting on its parent's would
+// hang: the test would time out).
+TEST(Workers, PartsShareTheWorkAndRunAtMostOnce) {
   for (int parts : {1, 2, 5}) {
-    std::vector<int> runs(static_cast<std::size_t>(parts), 0);
-    const auto caller = std::this_thread::get_id();
-    bool part0_on_caller = false;
-    detail::run_parts(parts, [&](int i) {
-      ++runs[static_cast<std::size_t>(i)];
-      if (i == 0) part0_on_caller = std::this_thread::get_id() == caller;
-    });
-    EXPECT_EQ(runs, std::vector<int>(static_cast<std::size_t>(parts), 1)) << parts << " parts";
-    EXPECT_TRUE(part0_on_caller);
+    for (std::int64_t n : {0, 7, 1000}) {
+      std::vector<std::atomic<int>> runs(static_cast<std::size_t>(parts)), done(static_cast<std::size_t>(n));
+      const auto caller = std::this_thread::get_id();
+      bool part0_on_caller = false;
+      detail::SharedRanges ranges(n, parts, 16);
+      detail::run_sharing(parts, [&](int i) {
+        ++runs[static_cast<std::size_t>(i)];
+        if (i == 0) part0_on_caller = std::this_thread::get_id() == caller;
+        for (std::int64_t b = 0, e = 0; ranges.next(i, b, e);) {
+          for (std::int64_t t = b; t < e; ++t) ++done[static_cast<std::size_t>(t)];
+        }
+      });
+      EXPECT_TRUE(part0_on_caller);
+      EXPECT_EQ(runs[0], 1);
+      for (const auto& r : runs) EXPECT_LE(r, 1) << parts << " parts";
+      for (std::int64_t t = 0; t < n; ++t) EXPECT_EQ(done[static_cast<std::size_t>(t)], 1) << "index " << t << " of " << n;
+    }
   }
-  std::atomic<int> finished{0};
-  EXPECT_THROW(detail::run_parts(3,
-                                 [&](int i) {
-                                   if (i == 2) throw InvalidParameter("part", "2", "a test's error");
-                                   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-                                   ++finished;
-                                 }),
+}
+
+TEST(Workers, ErrorsReachTheCallerAfterTheStartedParts) {
+  std::atomic<int> started{0}, finished{0};
+  EXPECT_THROW(detail::run_sharing(3,
+                                   [&](int i) {
+                                     ++started;
+                                     // Part 0 returns only when the others have started, so
+                                     // that none is withdrawn.
+                                     while (i == 0 && started < 3) std::this_thread::yield();
+                                     if (i == 2) throw InvalidParameter("part", "2", "a test's error");
+                                     if (i == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                                     ++finished;
+                                   }),
                InvalidParameter);
-  EXPECT_EQ(finished, 2) << "run_parts returned before its other parts finished";
+  EXPECT_EQ(finished, 2) << "run_sharing returned before its started parts finished";
+}
+
+// With every worker busy in another call, a call's part 1 waits in the queue: once its part 0 has
+// returned, the call returns without it, and it never runs.
+TEST(Workers, APartNoWorkerStartedIsWithdrawn) {
+  constexpr int kBusy = 64;  // parts of the other call: more workers than any other test starts
+  std::atomic<int> busy{0};
+  std::atomic<bool> release{false};
+  std::thread other([&] {
+    detail::run_sharing(kBusy, [&](int i) {
+      if (i > 0) ++busy;
+      while (!release) std::this_thread::yield();  // part 0 too, so that none is withdrawn
+    });
+  });
+  while (busy < kBusy - 1) std::this_thread::yield();
+  std::atomic<int> part1_runs{0};
+  std::atomic<bool> returned{false};
+  std::thread call([&] {
+    detail::run_sharing(2, [&](int i) {
+      if (i == 1) ++part1_runs;
+    });
+    returned = true;
+  });
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!returned && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  EXPECT_TRUE(returned) << "the call waited for a part no worker could start";
+  release = true;
+  other.join();
+  call.join();
+  EXPECT_EQ(part1_runs, 0) << "a withdrawn part ran";
+}
+
+// SharedRanges's rule, over random orders of the parts' requests: part i takes its own range
+// from the front, then from the back of the range with the most left; each piece half of what
+// is left, rounded up to a multiple of the unit, at least a unit; every index once.
+TEST(Workers, SharedRangesTakeTheirOwnFrontThenTheFullestBack) {
+  std::mt19937 rng(5);
+  for (int parts : {2, 3, 5}) {
+    for (std::int64_t unit : {1, 16}) {
+      for (std::int64_t n : {0, 1, 15, 16, 17, 100, 1023}) {
+        detail::SharedRanges ranges(n, parts, unit);
+        std::vector<std::int64_t> front(static_cast<std::size_t>(parts)), back(front.size());
+        for (int i = 0; i < parts; ++i) {
+          front[static_cast<std::size_t>(i)] = n * i / parts;
+          back[static_cast<std::size_t>(i)] = n * (i + 1) / parts;
+        }
+        const auto left = [&](std::size_t j) { return back[j] - front[j]; };
+        const auto piece = [&](std::int64_t l) { return std::min(l, std::max(unit, (l / 2 + unit - 1) / unit * unit)); };
+        std::vector<int> done(static_cast<std::size_t>(n), 0);
+        std::vector<bool> finished(static_cast<std::size_t>(parts), false);
+        while (std::find(finished.begin(), finished.end(), false) != finished.end()) {
+          const auto i = static_cast<std::size_t>(rng() % static_cast<unsigned>(parts));
+          std::int64_t b = -1, e = -1;
+          const bool more = ranges.next(static_cast<int>(i), b, e);
+          std::size_t fullest = 0;
+          for (std::size_t j = 1; j < front.size(); ++j) fullest = left(j) > left(fullest) ? j : fullest;
+          const std::string where = std::to_string(parts) + " parts, unit " + std::to_string(unit) + ", n " +
+                                    std::to_string(n) + ", part " + std::to_string(i);
+          if (left(i) > 0) {
+            ASSERT_TRUE(more) << where;
+            EXPECT_EQ(b, front[i]) << where;
+            EXPECT_EQ(e - b, piece(left(i))) << where;
+            front[i] = e;
+          } else if (left(fullest) > 0) {
+            ASSERT_TRUE(more) << where;
+            EXPECT_EQ(e, back[fullest]) << where;
+            EXPECT_EQ(e - b, piece(left(fullest))) << where;
+            back[fullest] = b;
+          } else {
+            EXPECT_FALSE(more) << where;
+            finished[i] = true;
+            continue;
+          }
+          for (std::int64_t t = b; t < e; ++t) ++done[static_cast<std::size_t>(t)];
+        }
+        EXPECT_EQ(done, std::vector<int>(static_cast<std::size_t>(n), 1)) << parts << " parts, n " << n;
+      }
+    }
+  }
 }
 
 TEST(Workers, ConcurrentCallersGetTheSingleThreadedBits) {
@@ -988,12 +1084,16 @@ TEST(Workers, AForkedChildStartsItsOwn) {
 #ifdef __SANITIZE_THREAD__
   GTEST_SKIP() << "ThreadSanitizer cannot start threads in the child of a multi-threaded fork";
 #endif
-  detail::run_parts(2, [](int) {});  // the parent's workers exist
+  detail::run_sharing(2, [](int) {});  // the parent's workers exist
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
     int sum = 0;
-    detail::run_parts(2, [&](int i) { __atomic_add_fetch(&sum, i + 1, __ATOMIC_RELAXED); });
+    // Part 0 returns when part 1 has run: not withdrawn.
+    detail::run_sharing(2, [&](int i) {
+      __atomic_add_fetch(&sum, i + 1, __ATOMIC_RELAXED);
+      while (i == 0 && __atomic_load_n(&sum, __ATOMIC_RELAXED) != 3) std::this_thread::yield();
+    });
     _exit(sum == 3 ? 0 : 1);
   }
   int status = 0;

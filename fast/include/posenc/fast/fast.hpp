@@ -80,8 +80,9 @@ struct Options {
   // Empty: selected_isa(), resolved by the call that uses it (so that Options{} never throws:
   // a bad POSENC_ISA is the call's error, reported where it can be handled).
   std::optional<Isa> isa;
-  // >= 1; tokens are split between the calling thread and threads - 1 workers, started by the
-  // first call that needs them and kept (idle ones poll ~100 us, then sleep).
+  // >= 1; tokens are shared by the calling thread and up to threads - 1 workers, started by the
+  // first call that needs them and kept (idle ones poll ~100 us, then sleep); a worker that has
+  // not started when the others have done every token is not waited for.
   int threads = 1;
   Stores stores = Stores::automatic;
 };
