@@ -416,10 +416,10 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
 }
 
 // [0, n) on `threads` threads, the calling one and the kept workers (workers.hpp), which share it
-// in pieces of whole blocks (SharedRanges): thread_work(next) runs once on each thread, next(begin,
+// in pieces of whole units (SharedRanges): thread_work(next) runs once on each thread, next(begin,
 // end) giving its pieces until it returns false. Every token's result is independent of the split.
 template <class F>
-void parallel_tokens(std::int64_t n, int threads, F thread_work) {
+void parallel_tokens(std::int64_t n, int threads, std::int64_t unit, F thread_work) {
   if (threads < 1) throw InvalidParameter("threads", std::to_string(threads), ">= 1");
   const int parts = static_cast<int>(std::min<std::int64_t>(threads, std::max<std::int64_t>(n, 1)));
   if (parts == 1) {
@@ -430,7 +430,7 @@ void parallel_tokens(std::int64_t n, int threads, F thread_work) {
       return !std::exchange(given, true);
     });
   }
-  detail::SharedRanges ranges(n, parts, kBlock);
+  detail::SharedRanges ranges(n, parts, unit);
   detail::run_sharing(parts, [&](int i) {
     thread_work([&](std::int64_t& begin, std::int64_t& end) { return ranges.next(i, begin, end); });
   });
@@ -724,9 +724,13 @@ void apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_
   positions_checked();
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   const bool streaming = streamed(r, q) || (k.in && streamed(r, k));
-  parallel_tokens(n_tokens, options.threads, [&](auto next) {
+  // Pieces of whole blocks in each part at once (rotate_tokens: a piece shorter goes in one).
+  parallel_tokens(n_tokens, options.threads, r.parts * kBlock, [&](auto next) {
+    std::int64_t begin = 0, end = 0;
+    if (!next(begin, end)) return;  // a late worker: nothing left, no rows made
     auto rows = make_rows(r.kernels, r.all_rows_kept, streaming);  // once per thread and call
-    for (std::int64_t begin = 0, end = 0; next(begin, end);) rotate_tokens(r, begin, end, q, k, rows);
+    do rotate_tokens(r, begin, end, q, k, rows);
+    while (next(begin, end));
   });
 }
 

@@ -57,7 +57,9 @@ class Workers {
       for (int i = 1; i < parts; ++i) tasks_.push_back({&job, i});
       queued_.store(static_cast<int>(tasks_.size()), std::memory_order_release);
     }
-    wake_.notify_all();
+    // One sleeping worker per task, not all: a pool once grown by a call on more threads would
+    // otherwise wake whole at every call.
+    for (int i = 1; i < parts; ++i) wake_.notify_one();
     std::exception_ptr own;
     try {
       part(0);
@@ -73,6 +75,11 @@ class Workers {
     job.finished.wait(lock, [&] { return job.left.load(std::memory_order_relaxed) == 0; });
     if (own) std::rethrow_exception(own);
     if (job.error) std::rethrow_exception(job.error);
+  }
+
+  int started() {
+    const std::lock_guard lock(mutex_);
+    return started_;
   }
 
  private:
@@ -131,6 +138,13 @@ std::once_flag workers_once;
 
 void new_workers_in_child() { workers = new Workers; }
 
+void start_workers_once() {
+  std::call_once(workers_once, [] {
+    workers = new Workers;
+    pthread_atfork(nullptr, nullptr, new_workers_in_child);
+  });
+}
+
 }  // namespace
 
 SharedRanges::SharedRanges(std::int64_t n, int parts, std::int64_t unit) : unit_(unit) {
@@ -163,11 +177,13 @@ bool SharedRanges::next(int i, std::int64_t& begin, std::int64_t& end) {
 
 void run_sharing(int parts, const std::function<void(int)>& part) {
   if (parts <= 1) return part(0);
-  std::call_once(workers_once, [] {
-    workers = new Workers;
-    pthread_atfork(nullptr, nullptr, new_workers_in_child);
-  });
+  start_workers_once();
   workers->run(parts, part);
+}
+
+int workers_started() {
+  start_workers_once();
+  return workers->started();
 }
 
 }  // namespace posenc::fast::detail

@@ -21,6 +21,9 @@ namespace posenc::fast::detail {
 // child made by fork() starts its own workers when it needs them (its parent's are not in it).
 void run_sharing(int parts, const std::function<void(int)>& part);
 
+// How many workers this process has started (a test's view: they are never stopped).
+int workers_started();
+
 // [0, n) shared by `parts` threads (run_sharing). Part i owns a contiguous range, the i-th of
 // `parts` near-equal ones, and takes pieces from its front, half of what is left each time (a
 // multiple of `unit`, at least one); with its own range empty, it takes pieces likewise from the

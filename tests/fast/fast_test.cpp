@@ -329,6 +329,33 @@ struct PartsUnforcedAtExit {
   ~PartsUnforcedAtExit() { detail::force_parts(0); }
 };
 
+// Every worker the process has started, and one more if none has, kept busy until destroyed: a
+// call made meanwhile on several threads finds no worker free, so that its caller takes every
+// token (workers.hpp, SharedRanges: its own range, then the others' from their backs) and its
+// other parts are withdrawn (run_sharing).
+class BusyWorkers {
+ public:
+  BusyWorkers() {
+    thread_ = std::thread([this] {
+      detail::run_sharing(parts_, [this](int i) {
+        if (i > 0) ++busy_;
+        while (!release_) std::this_thread::yield();  // part 0 too, so that none is withdrawn
+      });
+    });
+    while (busy_ < parts_ - 1) std::this_thread::yield();
+  }
+  ~BusyWorkers() {
+    release_ = true;
+    thread_.join();
+  }
+
+ private:
+  const int parts_ = std::max(2, detail::workers_started() + 1);  // a task per worker
+  std::atomic<int> busy_{0};
+  std::atomic<bool> release_{false};
+  std::thread thread_;
+};
+
 // A thread's tokens rotated in several parts at once (rope.cpp, rotate_parts; on by default only
 // in place beyond the caches of AMD family 19h and out of place with streamed outputs on Intel,
 // forced here so that every machine runs it): 2, 3 and 4 parts give one part's bits, on 1 and 2
@@ -349,8 +376,9 @@ TEST_P(FastPath, TokensInPartsAtOnceGiveTheBitsOfOnePart) {
     std::vector<DType> formats;
   };
   // Out of place every streamed call goes in parts, rows kept or not: 151 tokens, 75 and 76 per
-  // thread on 2 (67 each from the cache), are enough for 4 parts of 16 (rope.cpp, rotate_tokens:
-  // a thread's tokens go in parts from parts x 16 on) and leave a rest after most splits.
+  // thread on 2 (67 each from the cache), give each thread a first piece of parts x 16 tokens
+  // (workers.hpp, SharedRanges; rope.cpp, apply), enough for its parts (rotate_tokens: a piece
+  // goes in parts from parts x 16 tokens on), and leave a rest after most splits.
   constexpr std::int64_t kStreamedTokens = 151;
   const Shape shapes[] = {{128, 128, 600, {DType::f32, DType::bf16, DType::f16}},
                           {256, 256, 300, {DType::f32, DType::bf16}},
@@ -437,6 +465,34 @@ TEST_P(FastPath, StreamedTokensOffTheAlignmentGiveTheSameBits) {
         rope_apply(plan, d, b.tokens, b.heads, b.positions.data(), view(q_in, q), view(k_in, k), {GetParam(), threads, Stores::streaming});
         EXPECT_EQ(q, q0) << to_string(d) << " " << threads << " threads, " << parts << " parts";
         EXPECT_EQ(k, k0) << to_string(d) << " " << threads << " threads, " << parts << " parts";
+      }
+    }
+  }
+}
+
+// With every worker busy (BusyWorkers), a call on 2 or 3 threads is rotated by its caller alone,
+// its own range in halving pieces and then the others' from their backs (workers.hpp,
+// SharedRanges), each thread's kept rows (rope.cpp, FusedRows) serving every piece it takes: the
+// bits of one thread, with cached and streamed stores, the second call of each at the same
+// positions (its rows kept).
+TEST_P(FastPath, ACallWhoseWorkersAreBusyGivesOneThreadsBits) {
+  const RopeParams p = params(RopeLayout::half, 128, 128);
+  const RopePlan plan(p);
+  const Batch b = random_batch(p, DType::f32, 23, 0, 300);
+  Bytes want_q(b.q.size()), want_k(b.k.size());
+  rope_apply(plan, DType::f32, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, want_q), tensor(b, b.k, want_k),
+             {Isa::scalar, 1});
+  const BusyWorkers busy;
+  for (int threads : {2, 3}) {
+    for (Stores stores : {Stores::cached, Stores::streaming}) {
+      for (int call = 0; call < 2; ++call) {
+        Bytes q(b.q.size()), k(b.k.size());
+        rope_apply(plan, DType::f32, b.tokens, b.heads, b.positions.data(), tensor(b, b.q, q), tensor(b, b.k, k),
+                   {GetParam(), threads, stores});
+        const std::string where = std::to_string(threads) + " threads, stores " +
+                                  std::to_string(static_cast<int>(stores)) + ", call " + std::to_string(call);
+        EXPECT_EQ(q, want_q) << where;
+        EXPECT_EQ(k, want_k) << where;
       }
     }
   }
@@ -985,32 +1041,32 @@ TEST(Workers, ErrorsReachTheCallerAfterTheStartedParts) {
 }
 
 // With every worker busy in another call, a call's part 1 waits in the queue: once its part 0 has
-// returned, the call returns without it, and it never runs.
+// returned, or thrown, the call returns without it, and it never runs.
 TEST(Workers, APartNoWorkerStartedIsWithdrawn) {
-  constexpr int kBusy = 64;  // parts of the other call: more workers than any other test starts
-  std::atomic<int> busy{0};
-  std::atomic<bool> release{false};
-  std::thread other([&] {
-    detail::run_sharing(kBusy, [&](int i) {
-      if (i > 0) ++busy;
-      while (!release) std::this_thread::yield();  // part 0 too, so that none is withdrawn
+  std::atomic<int> part1_runs{0}, returned{0};
+  std::vector<std::thread> calls;
+  {
+    const BusyWorkers busy;
+    calls.emplace_back([&] {
+      detail::run_sharing(2, [&](int i) {
+        if (i == 1) ++part1_runs;
+      });
+      ++returned;
     });
-  });
-  while (busy < kBusy - 1) std::this_thread::yield();
-  std::atomic<int> part1_runs{0};
-  std::atomic<bool> returned{false};
-  std::thread call([&] {
-    detail::run_sharing(2, [&](int i) {
-      if (i == 1) ++part1_runs;
+    calls.emplace_back([&] {
+      EXPECT_THROW(detail::run_sharing(2,
+                                       [&](int i) {
+                                         if (i == 1) ++part1_runs;
+                                         if (i == 0) throw InvalidParameter("part", "0", "a test's error");
+                                       }),
+                   InvalidParameter);
+      ++returned;
     });
-    returned = true;
-  });
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!returned && std::chrono::steady_clock::now() < until) std::this_thread::yield();
-  EXPECT_TRUE(returned) << "the call waited for a part no worker could start";
-  release = true;
-  other.join();
-  call.join();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (returned < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    EXPECT_EQ(returned, 2) << "a call waited for a part no worker could start";
+  }  // the workers free again: a part left queued would run now
+  for (auto& t : calls) t.join();
   EXPECT_EQ(part1_runs, 0) << "a withdrawn part ran";
 }
 
