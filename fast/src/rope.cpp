@@ -724,7 +724,8 @@ void apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_
   positions_checked();
   const Rotation r = rotation(plan, d, n_tokens, n_heads, q, k, options);
   const bool streaming = streamed(r, q) || (k.in && streamed(r, k));
-  // Pieces of whole blocks in each part at once (rotate_tokens: a piece shorter goes in one).
+  // Pieces of whole parts, a block of kBlock tokens in each part rotated at once (a shorter piece
+  // goes in one part: rotate_tokens).
   parallel_tokens(n_tokens, options.threads, r.parts * kBlock, [&](auto next) {
     std::int64_t begin = 0, end = 0;
     if (!next(begin, end)) return;  // a late worker: nothing left, no rows made
