@@ -1,11 +1,11 @@
 // The baselines the fast path is measured against, compiled with -O3 -march=native so the
 // compiler vectorizes them as well as it can for this machine: a STREAM-style copy (with ordinary
 // and with non-temporal stores, the latter also with its input prefetched or in parts at once)
-// and in-place scale of the same bytes (also prefetched or in parts), a naive scalar RoPE loop, and a naive loop over a
-// precomputed table.
+// and in-place scale of the same bytes (also prefetched or in parts), a naive scalar RoPE loop, a naive loop over a
+// precomputed table, and that loop written for streaming (non-temporal stores).
 #include "baselines.hpp"
 
-#include <xmmintrin.h>
+#include <immintrin.h>
 
 #include <cmath>
 #include <cstdint>
@@ -102,6 +102,48 @@ void stream_scale_in_place_streams(float* x, std::size_t n, float s, std::size_t
     }
   }
   for (std::size_t i = streams * part; i < n; ++i) x[i] *= s;
+}
+
+// table_rope's rotation written as a kernel engineer would write it for streaming: 16 pairs per
+// step in the machine's widest vectors, each result line written by non-temporal stores, one
+// tensor from its first token to its last (no parts, no prefetch). What a plain streaming loop
+// reaches beside the copy of its bytes, with every row given: the fast path's out-of-place rows
+// are read against it (bench/paired.hpp). Needs y 64-byte aligned and dim / 2 a multiple of 16
+// (bench tensors: 64-byte aligned, head_dim 128); rounds as table_rope does, up to contraction.
+void table_rope_nontemporal(const float* x, float* y, const float* cos_table, const float* sin_table,
+                            std::int64_t tokens, std::int64_t heads, std::int64_t dim) {
+  using Line = float __attribute__((vector_size(kLine * sizeof(float))));
+  // By reference: a 64-byte vector passed by value changes the ABI where AVX-512 is off (-Wpsabi).
+  const auto load = [](const float* p, Line& v) { std::memcpy(&v, p, sizeof v); };
+  const auto stream = [](float* p, const Line& v) {
+#if defined(__AVX512F__)
+    _mm512_stream_ps(p, v);
+#elif defined(__AVX__)
+    _mm256_stream_ps(p, __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_stream_ps(p + 8, __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15));
+#else
+    for (int q = 0; q < 4; ++q) _mm_stream_ps(p + 4 * q, _mm_loadu_ps(reinterpret_cast<const float*>(&v) + 4 * q));
+#endif
+  };
+  const std::int64_t half = dim / 2;
+  for (std::int64_t t = 0; t < tokens; ++t) {
+    const float* c = cos_table + t * half;
+    const float* s = sin_table + t * half;
+    for (std::int64_t h = 0; h < heads; ++h) {
+      const float* a = x + (t * heads + h) * dim;
+      float* b = y + (t * heads + h) * dim;
+      for (std::int64_t i = 0; i < half; i += static_cast<std::int64_t>(kLine)) {
+        Line lo, hi, ci, si;
+        load(a + i, lo);
+        load(a + half + i, hi);
+        load(c + i, ci);
+        load(s + i, si);
+        stream(b + i, lo * ci - hi * si);
+        stream(b + half + i, hi * ci + lo * si);
+      }
+    }
+  }
+  _mm_sfence();
 }
 
 // What a first implementation looks like: angle and sin/cos per element, interleaved pairs.

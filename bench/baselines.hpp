@@ -15,5 +15,7 @@ void naive_rope(const float* x, float* y, const std::int64_t* positions, std::in
                 std::int64_t dim, float base);
 void table_rope(const float* x, float* y, const float* cos_table, const float* sin_table, std::int64_t tokens,
                 std::int64_t heads, std::int64_t dim);
+void table_rope_nontemporal(const float* x, float* y, const float* cos_table, const float* sin_table,
+                            std::int64_t tokens, std::int64_t heads, std::int64_t dim);
 
 }  // namespace posenc::bench

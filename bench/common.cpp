@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <utility>
 
@@ -45,6 +46,16 @@ std::vector<std::int64_t> positions(const Workload& w) {
   std::uniform_int_distribution<std::int64_t> anywhere(0, 131071);
   for (std::size_t t = 0; t < p.size(); ++t) p[t] = w.scattered ? anywhere(rng) : 100000 + static_cast<std::int64_t>(t);
   return p;
+}
+
+Tables tables(const fast::RopePlan& plan, const std::vector<std::int64_t>& positions) {
+  const auto half = static_cast<std::size_t>(kDim / 2);
+  Tables t{std::vector<float>(positions.size() * half), std::vector<float>(positions.size() * half)};
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    plan.table_row({&positions[i], 1}, std::span(t.cos).subspan(i * half, half), std::span(t.sin).subspan(i * half, half),
+                   fast::Isa::scalar);
+  }
+  return t;
 }
 
 Buffer<std::uint8_t> random_tensor(std::int64_t elements, fast::DType d) {

@@ -42,6 +42,13 @@ std::vector<std::int64_t> positions(const Workload& w);
 // f16 inputs are the binary32 values' nearest storage values. Generated once per size and format.
 Buffer<std::uint8_t> random_tensor(std::int64_t elements, fast::DType d);
 
+// The cos and sin of every position, [positions][kDim / 2] each (RopePlan::table_row, the half
+// layout's row): what the baselines handed a table rotate by.
+struct Tables {
+  std::vector<float> cos, sin;
+};
+Tables tables(const fast::RopePlan& plan, const std::vector<std::int64_t>& positions);
+
 // Bytes (read + written) and elements of `calls` calls on w per iteration.
 void account(benchmark::State& state, const Workload& w, std::size_t element_size, int calls = 1);
 

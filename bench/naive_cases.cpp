@@ -2,7 +2,6 @@
 #include "naive_cases.hpp"
 
 #include <cstring>
-#include <span>
 
 #include "baselines.hpp"
 #include "common.hpp"
@@ -36,16 +35,10 @@ void naive_scalar(benchmark::State& state) {
 void naive_table(benchmark::State& state) {
   QK x;
   const fast::RopePlan plan(llama(RopeLayout::half));
-  const auto pos = positions(x.w);
-  const auto half = static_cast<std::size_t>(kDim / 2);
-  std::vector<float> cos_table(pos.size() * half), sin_table(cos_table.size());
-  for (std::size_t t = 0; t < pos.size(); ++t) {
-    plan.table_row({&pos[t], 1}, std::span(cos_table).subspan(t * half, half), std::span(sin_table).subspan(t * half, half),
-                   fast::Isa::scalar);
-  }
+  const Tables table = tables(plan, positions(x.w));
   for (auto _ : state) {
-    table_rope(x.q.data(), x.qo.data(), cos_table.data(), sin_table.data(), x.tokens, x.heads, kDim);
-    table_rope(x.k.data(), x.ko.data(), cos_table.data(), sin_table.data(), x.tokens, x.heads, kDim);
+    table_rope(x.q.data(), x.qo.data(), table.cos.data(), table.sin.data(), x.tokens, x.heads, kDim);
+    table_rope(x.k.data(), x.ko.data(), table.cos.data(), table.sin.data(), x.tokens, x.heads, kDim);
     benchmark::ClobberMemory();
   }
   account(state, x.w, 4);

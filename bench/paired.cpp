@@ -84,6 +84,23 @@ NamedRatio against_roofs(FastCall& f, bool in_place) {
   return {r, b.names[r.fastest]};
 }
 
+// The case's fused call against a plain streaming rotation loop (baselines.hpp,
+// table_rope_nontemporal) over the same tensors in the same rounds, each tensor from its first
+// token to its last with its rows handed to it: whether the gap to the copy is the fast path's or
+// the rotation's (an f32 case out of place).
+PairedRatio against_plain_loop(const Workload& w) {
+  FastCall f({.w = w});
+  const Tables table = tables(fast::RopePlan(llama(RopeLayout::half)), positions(w));
+  return paired_ratio([&f] { f.call(); },
+                      {[&] {
+                        for (std::size_t i = 0; i < f.tensors(); ++i) {
+                          table_rope_nontemporal(floats(f.in(i)), floats(f.out(i)), table.cos.data(), table.sin.data(),
+                                                 w.tokens, w.heads.at(i), kDim);
+                        }
+                      }},
+                      kRounds);
+}
+
 // One benchmark of one iteration: a paired ratio made by make_ratio() (objects built inside
 // it), a PairedRatio or a NamedRatio.
 template <class F>
@@ -140,6 +157,7 @@ void register_paired() {
           });
         }
       }
+      add_paired("paired/" + w.name + "/out-vs-plain", [w] { return against_plain_loop(w); });
     }
     for (const char* kind : {"Q/", "QK/"}) {
       const Workload w = workload(kind + std::string(shape));

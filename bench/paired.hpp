@@ -37,7 +37,9 @@ struct NamedRatio {
 // place) and in-place scales (in place) for Q, GQA and QK at shapes A and B, at the same
 // positions every call (a forward pass's later layers, whose rows the call keeps: rope.cpp,
 // KeptRows) and 16 positions on every call (-moving: every row computed, as a pass's first layer
-// computes them); 2 threads against 1
+// computes them); fused f32 out of place against a plain streaming rotation loop handed its rows,
+// on the same tensors (-vs-plain: whether a gap to the copy is the fast path's or the rotation's);
+// 2 threads against 1
 // (and the non-temporal copy likewise: the machine's own scaling); bf16 against f32 elements
 // per second; decode against the copies of its bytes: one call at the same position, one at a
 // new anchor every call, and a decode step of Llama 3 8B's 32 layers (Case::layers: the target's

@@ -84,6 +84,7 @@ void print_ratios(const Recorder& r) {
     for (const char* kind : {"Q/", "GQA/", "QK/"}) {
       const std::string w = kind + std::string(shape);
       paired(r, w + " fused out of place / best copy", w + "/out", 0.9);
+      paired(r, w + "   fused / a plain streaming loop, rows given", w + "/out-vs-plain", 0);
       paired(r, w + "   new positions (every row computed)", w + "/out-moving", 0);
       paired(r, w + " fused in place / best in-place scale", w + "/in", 0.9);
       paired(r, w + "   new positions (every row computed)", w + "/in-moving", 0);
