@@ -110,6 +110,9 @@ void stream_scale_in_place_streams(float* x, std::size_t n, float s, std::size_t
 // reaches beside the copy of its bytes, with every row given: the fast path's out-of-place rows
 // are read against it (bench/paired.hpp). Needs y 64-byte aligned and dim / 2 a multiple of 16
 // (bench tensors: 64-byte aligned, head_dim 128); rounds as table_rope does, up to contraction.
+// Its loops over tokens and heads repeat table_rope's: one template for both, with each row's loop
+// a lambda, made GCC spill table_rope's vectors to the stack (26% slower, 1.25 to 1.58-1.64 ms
+// for Q and K at A on the AVX-512 Xeon VM), and table_rope is a baseline whose code must not move.
 void table_rope_nontemporal(const float* x, float* y, const float* cos_table, const float* sin_table,
                             std::int64_t tokens, std::int64_t heads, std::int64_t dim) {
   using Line = float __attribute__((vector_size(kLine * sizeof(float))));
