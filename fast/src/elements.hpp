@@ -96,9 +96,11 @@ inline void rotate_pairs(DType d, bool interleaved, std::int64_t span, std::int6
 // unrolled: 0.90-0.94 times as fast in each of 6 processes (41 alternating rounds each; issue
 // 19's third Zen 3 round). GCC and clang keep a loop of a run-time count rolled anyway; the
 // pragma says so where the count becomes a constant.
+// (Locality 3, prefetcht0 into L1, is the parts' prefetch a few rows ahead: heads_in_turn.)
+template <int Locality = 2>
 inline void prefetch_row(const char* p, std::size_t bytes) {
 #pragma GCC unroll 1
-  for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, 0, 2);
+  for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, 0, Locality);
 }
 
 // A head row's elements from span to tail_end, copied from x to y (out of place).
@@ -191,21 +193,30 @@ void for_each_token(const TokenRun& run, F f) {
 // The heads of a run's parts in turn (kernels.hpp, TokenRun::parts): for each token k, head h of
 // every part's token k before head h + 1 of any. prepare(p, token) once per part's token, then
 // head(p, token, x, y) per head row; the elements from span to tail_end copied out of place.
+// Before each head row, the row part_prefetch_ahead rows later in its part (this token's, else the
+// part's next token of the run; at most a token's head count ahead) is prefetched into L1.
 template <class Prepare, class Head>
 void heads_in_turn(const TokenRun& run, Prepare prepare, Head head) {
   const std::int64_t n = run.parts;
   const TokenRows& r = run.first;
   const bool tail = r.in != r.out && r.tail_end > r.span;
+  const std::int64_t a = std::min(run.part_prefetch_ahead, r.heads);
+  const std::size_t used = static_cast<std::size_t>(r.in == r.out ? r.span : r.tail_end) * size_of(r.dtype);
   TokenRows t[kMaxParts];
   for (std::int64_t k = 0; k < run.tokens; ++k) {
     for (std::int64_t p = 0; p < n; ++p) {
       t[p] = token_of(run, k, p);
       prepare(p, t[p]);
     }
+    const bool next_token = k + 1 < run.tokens;
     for (std::int64_t h = 0; h < r.heads; ++h) {
+      const std::int64_t g = h + a;  // the row ahead: head g of this token, else g - heads of the next
+      const bool ahead = a > 0 && (g < r.heads || next_token);
+      const std::ptrdiff_t at = g < r.heads ? g * r.in_head_bytes : run.in_token_bytes + (g - r.heads) * r.in_head_bytes;
       for (std::int64_t p = 0; p < n; ++p) {
         const char* x = t[p].in + h * r.in_head_bytes;
         char* y = t[p].out + h * r.out_head_bytes;
+        if (ahead) prefetch_row<3>(t[p].in + at, used);
         head(p, t[p], x, y);
         if (tail) copy_tail(r, x, y);
       }

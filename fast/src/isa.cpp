@@ -238,6 +238,11 @@ std::int64_t streamed_parts(DType d) {
   return forced_or(intel && d == DType::f32 ? kMaxParts : 1);
 }
 
+std::size_t streamed_parts_prefetch_bytes() {
+  static const bool intel = vendor_is("GenuineIntel");
+  return intel ? 1024 : 0;
+}
+
 std::size_t prefetch_distance_bytes(DType d, bool in_place) {
   static const bool zen3_4 = amd_family() == 0x19;
   if (!zen3_4) return 8192;

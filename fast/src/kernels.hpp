@@ -43,8 +43,9 @@ struct TokenRows {
 // With parts > 1 the run is that many runs of `tokens` tokens at once (parts of a thread's
 // tokens, rope.cpp, rotate_parts), part p's token k p * in_part_bytes (out_part_bytes) after token
 // k of part 0 and its row at rows[p * part_rows + k]; the vector paths rotate head h of every
-// part's token k before head h + 1 of any (generic/rotate.hpp, rotate_in_turn), and prefetch
-// nothing.
+// part's token k before head h + 1 of any (generic/rotate.hpp, rotate_in_turn), each head row
+// after the one part_prefetch_ahead rows later in its part's tokens of the run (if any) is
+// prefetched into L1 (0: none; elements.hpp, heads_in_turn).
 constexpr std::int64_t kMaxParts = 4;
 
 struct TokenRun {
@@ -55,6 +56,7 @@ struct TokenRun {
   std::ptrdiff_t sines;
   std::int64_t parts = 1, part_rows = 0;
   std::ptrdiff_t in_part_bytes = 0, out_part_bytes = 0;
+  std::int64_t part_prefetch_ahead = 0;
 };
 
 struct Kernels {
@@ -95,6 +97,10 @@ std::size_t prefetch_distance_bytes(DType d, bool in_place);
 // callers).
 std::int64_t in_place_parts(DType d, bool beyond_caches);
 std::int64_t streamed_parts(DType d);
+// How far ahead, in bytes, each part of a streaming call in parts (streamed_parts) prefetches its
+// head rows into L1 (TokenRun::part_prefetch_ahead; rope.cpp, rotation, has the measurements): 1
+// KiB on Intel CPUs, 0 (none) elsewhere.
+std::size_t streamed_parts_prefetch_bytes();
 void force_parts(std::int64_t parts);
 
 }  // namespace posenc::fast::detail

@@ -98,6 +98,7 @@ struct Rotation {
   std::int64_t prefetch_ahead;  // 0: none
   bool all_rows_kept;  // a row per token kept: Q rotated over all the tokens before K (rotate_tokens), unless in parts
   std::int64_t parts;  // of a thread's tokens rotated at once (rotate_parts), 1: none
+  std::int64_t part_prefetch_ahead;  // rows, in parts (kernels.hpp, TokenRun), 0: none
 };
 
 // How far ahead rows are prefetched (detail::prefetch_distance_bytes), in whole rows, at least
@@ -149,7 +150,8 @@ detail::TokenRun run_of(const Rotation& r, const RopeTensor& x, std::int64_t t, 
                                 next.x ? heads_of(*next.x, r.n_heads) : 0, r.prefetch_ahead};
   return {first, count, x.in_token_stride * size, x.out_token_stride * size, nullptr,
           static_cast<std::ptrdiff_t>(kernel_row_floats(r.plan) / 2), parts, part_rows,
-          part_tokens * x.in_token_stride * size, part_tokens * x.out_token_stride * size};
+          part_tokens * x.in_token_stride * size, part_tokens * x.out_token_stride * size,
+          parts > 1 ? r.part_prefetch_ahead : 0};
 }
 
 // Token k of run rotated by the row at rows[k] (cosines; the sines run.sines on).
@@ -263,9 +265,9 @@ bool all_rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
 // 1.04 / 1.06 / 1.03 (2 parts 1.02 / 1.06 / 1.02); 4096 tokens 1.04 / 1.04 / 1.07 (2 parts
 // 1.02 / 1.02 / 1.03); interleaved, 4 parts, 1.05 / 1.07 / 1.07 and 1.08 / 1.06 / 1.09; 2
 // threads 1.00-1.04. Not taken there: bf16 (Q and K of 32 at 4096 tokens, 0.96-1.00 in 2, 3 or
-// 4 parts) and f16 (0.96-1.02); the prefetch within the parts (8, 4 and 2 KiB ahead per part:
-// the paired bench's out-of-place ratios 0.77-0.87, 0.82-0.92, 0.86-0.97, against 0.87-0.97
-// without it).
+// 4 parts) and f16 (0.96-1.02); the prefetch within the parts into L2 (8, 4 and 2 KiB ahead per
+// part: the paired bench's out-of-place ratios 0.77-0.87, 0.82-0.92, 0.86-0.97, against 0.87-0.97
+// without it). Into L1, 1 KiB ahead, it was taken in the thirteenth round (rotation).
 template <class Rows>
 void rotate_parts(const Rotation& r, std::int64_t begin, std::int64_t per, std::int64_t parts, const RopeTensor& q,
                   const RopeTensor& k, Rows& rows) {
@@ -412,7 +414,22 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
   const bool stream = streams(options, beyond_cache);
   const std::int64_t at_once = in_place ? (all_kept ? 1 : detail::in_place_parts(d, prefetched))
                                         : (stream ? detail::streamed_parts(d) : 1);
-  return {kernels(isa), plan, d, n_heads, stream, ahead, all_kept, at_once};
+  // A streaming call in parts prefetches each part's head rows into L1 a little ahead
+  // (detail::streamed_parts_prefetch_bytes; elements.hpp, heads_in_turn). Issue 19's thirteenth
+  // round, the AVX-512 Xeon VM, f32 out of place, the paired bench's ratios to the copy (3 runs of
+  // each build, alternating), 4 parts without against with prefetcht0 1 KiB ahead: Q 0.88 to
+  // 0.94-0.95 at 512 tokens and 0.91 to 0.93-0.94 at 4096; Q of 32 heads and K of 8 0.85 to
+  // 0.92-0.94 and 0.88 to 0.93; Q and K 0.89 to 0.94 and 0.97 to 0.97-0.99; in place unchanged.
+  // 2 KiB ahead about as fast; 512 bytes slower for Q at 4096 tokens (0.90 against 0.94), 4 KiB
+  // slower at 4096 tokens (0.88-0.93 against 0.93-0.98). Into L2 instead (prefetcht1, 2-8 KiB
+  // ahead, the eighth round) it was slower than none. A hand-written loop over one stream, 512
+  // tokens: 1 KiB ahead into L1 0.96-0.98 of a copy's speed, none 0.90-0.94. (Why, without
+  // hardware counters on that VM, a guess: the L2's own prefetcher brings the lines from the L3,
+  // where shape A's tensors lie, to L2 but not to L1, where the rotation then waits for them.)
+  const auto part_bytes = static_cast<std::int64_t>(!in_place && stream ? detail::streamed_parts_prefetch_bytes() : 0);
+  const std::int64_t row_bytes = plan.params().head_dim * static_cast<std::int64_t>(size_of(d));
+  const std::int64_t part_ahead = part_bytes > 0 ? std::max<std::int64_t>(1, part_bytes / row_bytes) : 0;
+  return {kernels(isa), plan, d, n_heads, stream, ahead, all_kept, at_once, part_ahead};
 }
 
 // [0, n) on `threads` threads, the calling one and the kept workers (workers.hpp), which share it
