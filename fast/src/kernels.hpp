@@ -43,9 +43,9 @@ struct TokenRows {
 // With parts > 1 the run is that many runs of `tokens` tokens at once (parts of a thread's
 // tokens, rope.cpp, rotate_parts), part p's token k p * in_part_bytes (out_part_bytes) after token
 // k of part 0 and its row at rows[p * part_rows + k]; the vector paths rotate head h of every
-// part's token k before head h + 1 of any (generic/rotate.hpp, rotate_in_turn), each head row
-// after the one part_prefetch_ahead rows later in its part's tokens of the run (if any) is
-// prefetched into L1 (0: none; elements.hpp, heads_in_turn).
+// part's token k before head h + 1 of any (generic/rotate.hpp, rotate_in_turn), and before each
+// head row prefetch into L1 the row part_prefetch_ahead rows later in its part's tokens of the
+// run, if there is one (0: none; elements.hpp, heads_in_turn).
 constexpr std::int64_t kMaxParts = 4;
 
 struct TokenRun {
