@@ -103,6 +103,12 @@ inline void prefetch_row(const char* p, std::size_t bytes) {
   for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, 0, Locality);
 }
 
+// The bytes of an input head row the rotation reads: its rotated span in place, out of place its
+// whole row (the tail is copied).
+inline std::size_t row_bytes_read(const TokenRows& r) {
+  return static_cast<std::size_t>(r.in == r.out ? r.span : r.tail_end) * size_of(r.dtype);
+}
+
 // A head row's elements from span to tail_end, copied from x to y (out of place).
 inline void copy_tail(const TokenRows& r, const char* x, char* y) {
   const std::size_t size = size_of(r.dtype), span = static_cast<std::size_t>(r.span) * size;
@@ -145,7 +151,7 @@ void for_each_head(const TokenRows& rows, RotateRow rotate_row) {
   // to 6.7 us; 4096 tokens x 4 heads in place 409 to 399 us.)
   const TokenRows r = rows;
   const bool in_place = r.in == r.out;
-  const std::size_t used = static_cast<std::size_t>(in_place ? r.span : r.tail_end) * size_of(r.dtype);
+  const std::size_t used = row_bytes_read(r);
   const auto heads = [&]<bool Tail>(std::bool_constant<Tail>) {
     const std::int64_t n = r.heads, a = std::min(r.prefetch_ahead, n);
     if (a <= 0) return heads_in_range<Tail>(r, 0, n, rotate_row, [](std::int64_t) {});
@@ -201,7 +207,7 @@ void heads_in_turn(const TokenRun& run, Prepare prepare, Head head) {
   const TokenRows& r = run.first;
   const bool tail = r.in != r.out && r.tail_end > r.span;
   const std::int64_t a = std::min(run.part_prefetch_ahead, r.heads);
-  const std::size_t used = static_cast<std::size_t>(r.in == r.out ? r.span : r.tail_end) * size_of(r.dtype);
+  const std::size_t used = row_bytes_read(r);
   TokenRows t[kMaxParts];
   for (std::int64_t k = 0; k < run.tokens; ++k) {
     for (std::int64_t p = 0; p < n; ++p) {

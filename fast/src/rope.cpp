@@ -101,6 +101,12 @@ struct Rotation {
   std::int64_t part_prefetch_ahead;  // rows, in parts (kernels.hpp, TokenRun), 0: none
 };
 
+// A prefetch distance of `bytes` in whole head rows, at least one; 0 bytes: none.
+std::int64_t rows_ahead(const RopeParams& p, DType d, std::size_t bytes) {
+  if (bytes == 0) return 0;
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes) / (p.head_dim * static_cast<std::int64_t>(size_of(d))));
+}
+
 // How far ahead rows are prefetched (detail::prefetch_distance_bytes), in whole rows, at least
 // one. Measured at shape B, 4096 tokens x 32 heads x 128, alternating rounds, median ms per call.
 // AMD family 17h VM: 8 KiB the best of 2, 8, 16 and 32. Zen 3 VM (AMD family 19h model 1,
@@ -122,8 +128,7 @@ struct Rotation {
 // 0.93-0.99 out; bf16, 4 KiB, 1.01-1.04 in place and 0.95-0.97 out. So f32 in place takes 1 KiB
 // there (the call's mode is Q's). A rule of thumb this is not: a measured optimum of one CPU.
 std::int64_t prefetch_rows(const RopeParams& p, DType d, bool in_place) {
-  const auto bytes = static_cast<std::int64_t>(detail::prefetch_distance_bytes(d, in_place));
-  return std::max<std::int64_t>(1, bytes / (p.head_dim * static_cast<std::int64_t>(size_of(d))));
+  return rows_ahead(p, d, detail::prefetch_distance_bytes(d, in_place));
 }
 
 // Whether tensor x's outputs go by non-temporal stores: out of place in a streaming call.
@@ -426,9 +431,8 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
   // tokens: 1 KiB ahead into L1 0.96-0.98 of a copy's speed, none 0.90-0.94. (Why, without
   // hardware counters on that VM, a guess: the L2's own prefetcher brings the lines from the L3,
   // where shape A's tensors lie, to L2 but not to L1, where the rotation then waits for them.)
-  const auto part_bytes = static_cast<std::int64_t>(!in_place && stream ? detail::streamed_parts_prefetch_bytes() : 0);
-  const std::int64_t row_bytes = plan.params().head_dim * static_cast<std::int64_t>(size_of(d));
-  const std::int64_t part_ahead = part_bytes > 0 ? std::max<std::int64_t>(1, part_bytes / row_bytes) : 0;
+  const std::int64_t part_ahead =
+      !in_place && stream ? rows_ahead(plan.params(), d, detail::streamed_parts_prefetch_bytes()) : 0;
   return {kernels(isa), plan, d, n_heads, stream, ahead, all_kept, at_once, part_ahead};
 }
 
