@@ -367,7 +367,7 @@ TEST(Conform, MarginOfAPassIsAtMostOne) {
   EXPECT_GT(f.accuracy.not_judged_for(NotJudged::bound_vacuous), 0);
 }
 
-// Item 3b: where standard's bound reaches the largest error an element can have (2 s for a
+// Where standard's bound reaches the largest error an element can have (2 s for a
 // rotated element), x returned unrotated passes it. Such checks are not judged, never passed:
 // a mutant that leaves x unrotated from position 2^24 on has exactly the reference's passes,
 // and what it got wrong is either failed (an element whose bound still means something) or
@@ -400,7 +400,7 @@ TEST(Conform, VacuousBoundsAreNotJudgedNeverPassed) {
   EXPECT_FALSE(run_vectors(unrotated, o).conformant());
 }
 
-// Item 5: a format asked for (--formats) and judged nowhere makes the run not conformant, with
+// A format asked for (--formats) and judged nowhere makes the run not conformant, with
 // the reason; the default (every format) does not, and the unsupported checks are split by why.
 TEST(Conform, AFormatAskedForAndJudgedNowhereIsNotConformant) {
   Mutant f32_only("answers f32 only", [](const VectorGroup& g, const VectorCase& c, Format f) {

@@ -33,8 +33,8 @@ expect --stderr "alibi zero heads" 2 "invalid alibi.n_heads = 0" "$posenc" eval 
 expect --stderr "causal key after query" 2 "invalid alibi.key_position = 9" \
   "$posenc" eval alibi --heads 4 --query-position 3 --key-position 9
 
-# Every check of the three verdict parts, each of ALiBi's 84 properties at 10 cases instead of
-# 100: 23.7 s -> 1.8 s under ASan, where the properties were nine tenths of this test. (The
+# Every check of the three verdict parts, each of ALiBi's 84 properties at 10 cases instead of 100:
+# 1.8 s under ASan instead of 23.7, where the properties at 100 are nine tenths of this test. (The
 # reference's properties at 100 cases: plugins.reference.all and the conform tests, in make test.)
 expect "conform: the reference is exact" 0 "CONFORMANT: 4,688 checks judged (f64 1,172, f32 1,172, bf16 1,172, f16 1,172), 84 properties judged" \
   "$posenc" conform --impl reference --profile exact --filter alibi --property-cases 10
@@ -87,7 +87,7 @@ expect "--own-vectors trusts the folder (the edited slope now fails the referenc
 
 # --filter and --exclude (SPEC.md section 9): paths match only themselves, globs, several of each.
 # The files a selection lists, judged at position 0 only (--max-position 0: every file is still
-# listed): the selection is under test here, not the reference (all of a file's cases judged took
+# listed): the selection is under test here, not the reference (all of a file's cases judged take
 # 1.8 s a call in Release, 6 s under ASan).
 files() {
   "$posenc" conform --impl reference --formats f64 --property-cases 0 --max-position 0 "$@" 2>&1 |

@@ -64,7 +64,7 @@ same "dynamic NTK at seq_len 8192 = explicit options" \
 expect "dynamic NTK: both forward lengths, every position below its seq_len" 0 "CONFORMANT: 620 checks judged (f64 155, f32 155, bf16 155, f16 155)" \
   env TMPDIR="$out" "$posenc" conform --impl reference --profile exact --hf-config "$out/llama2-dynamic.json" --checks accuracy
 
-# Item 5 of issue 17: eval names the layout, in text and JSON (interleaved unless --layout).
+# eval names the layout, in text and JSON (interleaved unless --layout).
 expect "eval names the layout (json)" 0 '"layout": "interleaved"' "$posenc" eval rope-frequencies --head-dim 8 --json
 expect "eval names the layout (text)" 0 "  layout half" "$posenc" eval rope --hf-config "$configs/gemma-7b.json" --position 1
 

@@ -41,7 +41,7 @@ RopeKnowledge compute_rope_knowledge(const RopeParams& p) {
 }
 
 // Kept per parameter set: a group's cases share one, and the runner judges each case once per
-// format, so without this the certified frequencies were recomputed for every case and format
+// format, so without this the certified frequencies would be recomputed for every case and format
 // (the largest part of judging a RoPE file in a Release build, more under the sanitizers).
 const RopeKnowledge& rope_knowledge(const RopeParams& p) {
   thread_local RecentValues<RopeParams, RopeKnowledge, 8> kept;

@@ -86,7 +86,7 @@ VectorCase case_from_json(CaseType type, const JsonValue& j, const Location& at_
   require_object(j, at_group);
   c.tc_id = read_small_int(member(j, "tcId", at_group), at_group.field("tcId"));
   const Location at{at_group.file, c.tc_id, ""};
-  // The fields every case has, then those its type reads (a fixed array: a set per case was a
+  // The fields every case has, then those its type reads (a fixed array: a set per case is a
   // measurable part of reading a file).
   std::array<std::string_view, 12> allowed{"tcId", "comment", "flags", "result", "error", "expected"};
   std::size_t n_allowed = 6;
