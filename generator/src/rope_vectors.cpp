@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "catalog.hpp"
+#include "published_configs.hpp"
 #include "rope_suite.hpp"
 #include "posenc/reference/reference.hpp"
 #include "posenc/generator/seed_examples.hpp"
@@ -180,8 +181,7 @@ VectorFile proportional_file() {
 VectorFile mrope_file() {
   FileBuilder b("rope", "mrope", 1004);
   describe_flags(b);
-  auto p = rope(128, 128, 1e6, RopeLayout::half);
-  p.mrope_section = {16, 24, 24};
+  const auto p = published::qwen2_vl();
   RopeSuite s = suite({"ModelConfig"}, true);
   const std::string what = "Qwen2-VL-7B: head_dim 128, rope_theta 1000000, mrope_section [16, 24, 24] (t, h, w)";
   add_rope_suite(b, p, what + ", text tokens (equal axes)", s);

@@ -106,4 +106,11 @@ std::vector<Rounded> learned_lookup(const LearnedParams& p, std::span<const doub
   return dispatch(b, [&](auto e) { return e.copy(row); });
 }
 
+AttentionResult attention(const AttentionParams& p, const AttentionInputs& in, Backend b) {
+  validate(p, in);
+  AttentionResult out;
+  out.values = dispatch(b, [&](auto e) { return e.attention(p, in, out.terms); });
+  return out;
+}
+
 }  // namespace posenc::reference

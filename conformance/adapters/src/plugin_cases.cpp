@@ -200,6 +200,9 @@ std::variant<Outcome, PreparedCall> prepare(const VectorGroup& g, const VectorCa
         };
         return std::move(*call);
       },
+      [&](const cases::Attention&) -> Prepared {
+        return unsupported("no attention entry point in the plugin ABI", NotJudged::no_entry_point);
+      },
       [&](const cases::LearnedLookup& k) -> Prepared {
         if (k.p.max_positions >= 0 && k.p.dim >= 0 &&
             k.table.size() != static_cast<std::size_t>(k.p.max_positions * k.p.dim))

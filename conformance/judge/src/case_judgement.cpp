@@ -34,6 +34,10 @@ std::string describe_inputs(const VectorCase& c) {
   };
   list("position", c.position);
   list("position_b", c.position_b);
+  if (c.attention.queries > 0) {
+    s << " queries=" << c.attention.queries << " keys=" << c.attention.keys;
+    if (const auto p = case_position(c)) s << " positions up to " << static_cast<std::int64_t>(*p);
+  }
   if (!c.x.empty()) s << " x[" << c.x.size() << "]";
   bool repeats = !c.position.empty();
   for (const auto* v : {&c.position, &c.position_b}) {
@@ -44,6 +48,13 @@ std::string describe_inputs(const VectorCase& c) {
 }
 
 std::optional<double> case_position(const VectorCase& c) {
+  const AttentionData& a = c.attention;
+  if (!a.query_positions.empty() || !a.key_positions.empty()) {
+    double p = 0;
+    for (auto v : a.query_positions) p = std::max(p, std::fabs(static_cast<double>(v)));
+    for (auto v : a.key_positions) p = std::max(p, std::fabs(static_cast<double>(v)));
+    return p;
+  }
   if (c.position.empty()) return std::nullopt;
   double p = 0;
   for (auto v : c.position) p = std::max(p, std::fabs(static_cast<double>(v)));

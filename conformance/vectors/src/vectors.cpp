@@ -24,7 +24,8 @@ bool inputs_exact_in(const VectorGroup& g, const VectorCase& c, Format f) {
     }
     return true;
   };
-  return exact(c.x) && exact(c.y) && exact(g.table);
+  const AttentionData& a = c.attention;
+  return exact(c.x) && exact(c.y) && exact(g.table) && exact(a.q) && exact(a.k) && exact(a.v) && exact(a.table);
 }
 
 std::vector<Format> judged_formats(const VectorGroup& g, const VectorCase& c) {
