@@ -217,13 +217,9 @@ void put_attention_tensors(TensorFile& t, const VectorGroup& g, const VectorCase
   if (!c.valid) return;
   const auto n = static_cast<std::int64_t>(c.expected.size());
   for (Format f : kAllFormats) t.put_bits(tensor_name(c, std::string(to_string(f)).c_str()), f, {n}, c.expected.of(f));
-  // The exact value is f64 + residual, to within 2^-63 relative: the judge measures errors in
-  // long double (64 bits), so the residual is what long double adds to the binary64 rounding.
   std::vector<double> residual;
   for (std::size_t i = 0; i < c.expected.size(); ++i) {
-    const double f64 = to_double(Format::f64, c.expected.of(Format::f64)[i]);
-    const long double exact = std::strtold(c.expected.exact[i].c_str(), nullptr);
-    residual.push_back(std::isfinite(f64) ? static_cast<double>(exact - f64) : 0.0);
+    residual.push_back(residual_of(c.expected.exact[i], to_double(Format::f64, c.expected.of(Format::f64)[i])));
   }
   t.put_values(tensor_name(c, "residual"), Format::f64, {n}, residual);
   t.put_values(tensor_name(c, "kappa"), Format::f64, {a.queries, p.query_heads, p.value_dim}, a.kappa);
@@ -247,16 +243,7 @@ void read_attention_tensors(const TensorFile& t, const VectorGroup& g, VectorCas
   const auto residual = t.values(tensor_name(c, "residual"), {n});
   const auto& f64 = c.expected.of(Format::f64);
   c.expected.exact.clear();
-  for (std::size_t i = 0; i < f64.size(); ++i) {
-    const double v = to_double(Format::f64, f64[i]);
-    if (std::isnan(v)) {
-      c.expected.exact.push_back("nan");
-      continue;
-    }
-    char text[64];
-    std::snprintf(text, sizeof text, "%.20Le", static_cast<long double>(v) + residual[i]);
-    c.expected.exact.push_back(text);
-  }
+  for (std::size_t i = 0; i < f64.size(); ++i) c.expected.exact.push_back(exact_of(to_double(Format::f64, f64[i]), residual[i]));
   a.kappa = t.values(tensor_name(c, "kappa"), {a.queries, p.query_heads, p.value_dim});
   a.pv = t.values(tensor_name(c, "pv"), {a.queries, p.query_heads, p.value_dim});
   a.logit_range = t.values(tensor_name(c, "logit_range"), {a.queries, p.query_heads});

@@ -68,6 +68,14 @@ struct AttentionData {
   friend bool operator==(const AttentionData&, const AttentionData&) = default;
 };
 
+// A tensor file holds an exact value as its binary64 rounding plus a binary64 residual, to within
+// 2^-63 relative (what the judge measures errors in: long double). residual_of splits the
+// reference's decimal so; exact_of writes the sum back as the decimal a loaded case carries
+// (21 significant digits). A case's expected values go through both when generated, so a
+// generated case and its loaded copy are equal.
+double residual_of(const std::string& exact, double f64);
+std::string exact_of(double f64, double residual);
+
 // One test case. Which inputs are present depends on the group's CaseType.
 struct VectorCase {
   std::int64_t tc_id = 0;
