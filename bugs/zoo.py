@@ -300,7 +300,7 @@ BUGS = [
          gh("ggml-org/llama.cpp", "pull", 13261, "llama: orion rope type is neox")),
         "layout",
         "PLaMo and Orion were given ggml's NORM rope type (pairs 2i, 2i + 1) where their weights need NEOX "
-        "(pairs i, i + n/2); both were broken for over a year.",
+        "(pairs i, i + n/2); PLaMo was broken so for over a year.",
         "hf", {"layout": "swapped"}, ("rope/none.json",),
         note="Transcribed onto the Hugging Face path: ggml's own CPU path forms its angles by a float32 "
              "recurrence that already fails `standard` at head_dim 128 (SPEC.md 5), so it cannot serve as a "
