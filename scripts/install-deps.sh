@@ -21,7 +21,7 @@ packages=(
 tests=(
   libgtest-dev
   python3-venv        # .venv (scripts/python-venv.sh): jsonschema-rs for the vector schemas
-  python3-numpy       # the seed 003 numpy RoPE example (examples/python), the Python package (python/)
+  python3-numpy       # the seed 003 numpy RoPE example (examples/python), the Python package (python/), the bug zoo (bugs/)
 )
 # The Python package's tests (POSENC_PYTHON_TESTS=OFF skips them, and these): Debian's torch, as a
 # PyPI torch wheel for Linux is a multi-GB CUDA build; the tests run it in .venv, which sees it

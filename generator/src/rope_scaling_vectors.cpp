@@ -180,6 +180,20 @@ VectorFile longrope_file() {
                        std::to_string(seq_len) + " (every position below it)",
                    s);
   }
+  // A factor <= 1 (max_position_embeddings below the original length) takes the attention factor
+  // 1, not sqrt(1 + ln f / ln L0) < 1 (mlx-lm's SuScaledRoPE computed it there, ml-explore/mlx-lm
+  // pull 660). Last in the file, so that the tcIds before it stay.
+  b.note("FactorBelowOne",
+         "LongRoPE factor f <= 1 (max_position_embeddings at or below original_max_positions): the attention "
+         "factor is 1 (HF _compute_longrope_parameters); sqrt(1 + ln f / ln L0) is below 1 there");
+  auto below_one = published::phi3_longrope(2048);
+  below_one.scaling.factor = 0.5;
+  RopeSuite s = suite({"FactorBelowOne", "ShortFactor"});
+  s.below = 2048;
+  add_rope_suite(b, below_one,
+                 "Phi-3-vision's LongRoPE factors with max_position_embeddings 2048, below original 4096 (factor "
+                 "0.5: attention factor 1), seq_len 2048 (every position below it)",
+                 s);
   return std::move(b).finish();
 }
 
