@@ -10,14 +10,19 @@
 #include <bit>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "posenc/vectors/expected.hpp"
 #include "posenc/vectors/manifest.hpp"
 #include "posenc/adapters/reference.hpp"
+#include "posenc/judge/case_judgement.hpp"
 #include "posenc/judge/runner.hpp"
+#include "posenc/reports/html.hpp"
 #include "posenc/reports/json.hpp"
 #include "posenc/reports/text.hpp"
 #include "posenc/vectors/vector_json.hpp"
@@ -365,6 +370,78 @@ TEST(Conform, MarginOfAPassIsAtMostOne) {
   EXPECT_LT(*up_to, 1 << 24);
   EXPECT_EQ(f.failed(), 0);
   EXPECT_GT(f.accuracy.not_judged_for(NotJudged::bound_vacuous), 0);
+}
+
+// A check not judged (bound vacuous) contributes no judged point (SPEC.md section 9): none of its
+// elements enters the margins, the worst errors or errorByPosition, even those whose bounds still
+// mean something. Binary32 angles under standard: at rope/nan.json's position 2^31 - 1 the rotated
+// elements' bounds are vacuous and only NaNs copied through are left to compare, so the check there
+// is not judged and no report may draw a point for it. Which checks are judged is decided here
+// again, case by case, with the judge's per-case judgement (as `posenc serve` answers it).
+TEST(Conform, ChecksNotJudgedContributeNoJudgedPoint) {
+  Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
+  RunOptions o;
+  o.vectors = kVectors;
+  o.tolerance.profile = Profile::standard;
+  o.filter = {"rope/nan", "rope/none"};
+  o.formats = {Format::f32};
+  const RunReport r = run_vectors(hf, o);
+  const Tolerance t = with_declared_working_formats(o.tolerance, hf);
+  const auto manifest = read_checked_manifest(kVectors, "");
+  const RunReport back = parse_report_json(report_json(r), "report");
+  const std::string page = html_report({r});
+  std::size_t positions_not_judged = 0;
+  ASSERT_EQ(r.files.size(), 2u);
+  for (std::size_t fi = 0; fi < r.files.size(); ++fi) {
+    const FileResult& file = r.files[fi];
+    const auto entry = std::find_if(manifest.begin(), manifest.end(), [&](const ManifestEntry& m) { return m.path == file.path; });
+    ASSERT_NE(entry, manifest.end());
+    const VectorFile vectors = load_listed_file(kVectors, *entry);
+    std::map<double, bool> judged_at;  // |position| -> some check there was judged
+    std::set<std::int64_t> not_judged;  // tcIds
+    for (const auto& g : vectors.groups) {
+      for (const auto& c : g.tests) {
+        if (!c.valid || excluded_by_run(o, g, c, Format::f32)) continue;
+        const Format f32 = Format::f32;
+        const Outcome out = hf.run(g, c, std::span(&f32, 1)).at(0);
+        const auto position = case_position(c);
+        if (out.status != Status::ok || !position) continue;
+        const CaseJudgement j = judge_values(g, c, element_specs(g, c), out.values, f32, t, out.derived);
+        const bool judged = !(j.pass && j.any_vacuous);
+        if (!judged) not_judged.insert(c.tc_id);
+        judged_at[*position] = judged_at[*position] || judged;
+      }
+    }
+    for (const auto& [position, judged] : judged_at) {
+      if (judged) continue;
+      ++positions_not_judged;
+      std::cout << "  " << file.path << ": every check at position " << std::fixed << std::setprecision(0) << position
+                << std::defaultfloat << " not judged (bound vacuous)\n";
+    }
+    // errorByPosition: only positions with a judged check, in the report, its reader and the page.
+    for (const auto& e : file.by_position) {
+      EXPECT_TRUE(judged_at.count(e.position) && judged_at.at(e.position))
+          << file.path << ": a point at position " << e.position << " where no check was judged (margin "
+          << e.worst_margin << ", bound " << e.bound << ")";
+    }
+    ASSERT_EQ(back.files[fi].by_position.size(), file.by_position.size()) << file.path;
+    for (std::size_t k = 0; k < file.by_position.size(); ++k) {
+      EXPECT_EQ(back.files[fi].by_position[k].position, file.by_position[k].position) << file.path;
+    }
+    const auto plot = page.find("data-file=\"" + file.path + "\"");
+    ASSERT_NE(plot, std::string::npos) << file.path;
+    const std::string svg = page.substr(plot, page.find("</svg>", plot) - plot);
+    std::size_t circles = 0;
+    for (auto at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1)) ++circles;
+    EXPECT_EQ(circles, file.by_position.size()) << file.path << ": the page draws other points than the report";
+    // The margins and worst errors come from judged checks alone.
+    for (const std::int64_t id : {file.worst_margin.tc_id, file.margin_by_format.at(Format::f32).tc_id,
+                                  file.worst_scaled.tc_id, file.worst_ulp.tc_id}) {
+      EXPECT_EQ(not_judged.count(id), 0u) << file.path << ": tcId " << id << " was not judged";
+    }
+  }
+  // The rule is exercised: rope/nan.json's position 2^31 - 1 among them.
+  EXPECT_GT(positions_not_judged, 0u);
 }
 
 // Item 3b: where standard's bound reaches the largest error an element can have (2 s for a

@@ -112,24 +112,30 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
   }
   const CaseJudgement judged = judge_values(g, c, specs, o.values, f, t, o.derived);
   const bool ok = judged.pass, vacuous = judged.any_vacuous;
+  if (ok && vacuous) {
+    // Not judged: bound vacuous. Such a check contributes no judged point: none of its elements
+    // enters the worst errors, the margins or errorByPosition (SPEC.md section 9), so a report
+    // never draws a check it did not judge as a pass.
+    // It also ends the accurate context: past it the profile vouches for nothing.
+    tally.record_verdict(position, f, false);
+    ++part.not_judged[NotJudged::bound_vacuous][f];
+    return;
+  }
+  // A judged check: every element but those of a vacuous bound (a failure beyond such an
+  // element is real, and the element itself says nothing).
   for (std::size_t j = 0; j < specs.size(); ++j) {
-    if (judged.vacuous[j]) continue;  // not judged: stays out of the worst errors
+    if (judged.vacuous[j]) continue;
     const ElementError& e = judged.elements[j];
     record_worst(r.worst_scaled, e.scaled, c, f, j);
     record_worst(r.worst_ulp, e.ulp, c, f, j);
     tally.record_margin({e.margin, c.tc_id, static_cast<std::int64_t>(j), f, position});
     if (position) record_position(tally.by_position, *position, f, e);
   }
-  const std::string& first_bad = judged.message;
-  // A case not judged for a vacuous bound also ends the accurate context: past it the profile
-  // vouches for nothing.
-  tally.record_verdict(position, f, ok && !vacuous);
-  if (!ok) {
-    fail(first_bad);
-  } else if (vacuous) {
-    ++part.not_judged[NotJudged::bound_vacuous][f];
-  } else {
+  tally.record_verdict(position, f, ok);
+  if (ok) {
     ++part.judged[f].passed;
+  } else {
+    fail(judged.message);
   }
 }
 

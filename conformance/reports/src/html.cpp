@@ -192,7 +192,8 @@ std::string error_plot(const std::string& file, const std::vector<RunReport>& re
   for (const auto& ser : series) s << legend_key(ser);
   s << legend_key(limit);
   for (const auto& c : contexts) s << legend_key(vertical(c.label, c.colour, c.dash, c.x, y_bottom, y_top));
-  s << "<br>Each point is the largest margin of one element at that position; margins below "
+  s << "<br>Each point is the largest margin of one element of a judged check at that position (a check not "
+       "judged, its bound vacuous, draws none); margins below "
     << short_number(kMarginFloor) << " (exact results among them) are drawn at " << short_number(kMarginFloor);
   if (off_scale) s << "; infinite ones (the very bits asked for and not given, a NaN or an infinity) at the top edge";
   s << "; a dotted vertical line marks where a series' accurate context ends.</figcaption>\n</figure>\n";
@@ -301,7 +302,8 @@ std::string html_report(const std::vector<RunReport>& reports) {
   for (const auto& r : reports) s << verdict_section(r);
 
   s << "<h2>Margin against position</h2>\n<p>The worst margin (error / bound, SPEC.md section 9) over the judged "
-       "elements of the valid cases at each position, per output format: a check fails above the line at 1.</p>\n";
+       "checks of the valid cases at each position, per output format: a check fails above the line at 1. A check "
+       "not judged (its bound vacuous: a pass there would say nothing) draws no point.</p>\n";
   std::set<std::string> seen;
   std::vector<std::string> files;
   for (const auto& r : reports) {
