@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <bit>
 #include <fstream>
@@ -301,8 +302,9 @@ TEST(Conform, Float32AnglesFailStrictAtLongContextButPassStandard) {
 }
 
 // Margins (error / bound) and the accurate context (SPEC.md section 9) of the HF-style binary32
-// angles under strict: the worst margin is above 1 in f32, where they fail, and --max-position at
-// the accurate context makes the same run pass while one position further fails it.
+// angles under strict: the worst margin is above 1 in f32, where they fail; the context ends at
+// the first failure, the next judged position; --max-position at the accurate context makes the
+// same run pass (ending at its last judged position) while that position fails it.
 TEST(Conform, MarginAndAccurateContextOfFloat32Angles) {
   Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
   const RunReport strict = run(hf, Profile::strict, "rope/none");
@@ -315,9 +317,15 @@ TEST(Conform, MarginAndAccurateContextOfFloat32Angles) {
   ASSERT_EQ(f.margin_by_format.count(Format::f32), 1u);
   EXPECT_EQ(f.margin_by_format.at(Format::f32).value, f.worst_margin.value);
   // Only f32 was judged (the mutant answers nothing else).
-  ASSERT_EQ(f.accurate_up_to.size(), 1u);
-  const std::optional<double> up_to = f.accurate_up_to.at(Format::f32);
+  ASSERT_EQ(f.accurate_context.size(), 1u);
+  const AccurateContext& context = f.accurate_context.at(Format::f32);
+  const std::optional<double> up_to = context.up_to;
   ASSERT_TRUE(up_to.has_value());
+  ASSERT_TRUE(context.fails_at.has_value());
+  EXPECT_EQ(context.end(), AccurateContext::End::failure);
+  EXPECT_GT(*context.fails_at, *up_to);
+  EXPECT_EQ(context.bound_vacuous, 0);  // strict's constant bounds are vacuous nowhere here
+  EXPECT_EQ(strict.accurate_context, f.accurate_context);  // one file: the run's is the file's
   std::cout << "  HF-style binary32 angles: worst margin " << f.worst_margin.value << " at position "
             << *f.worst_margin.position << ", strict up to position " << *up_to << "\n";
   // A binary32 angle's error, about 2|t| units of u s, exceeds strict's 6 once |t| passes ~3:
@@ -329,7 +337,8 @@ TEST(Conform, MarginAndAccurateContextOfFloat32Angles) {
   EXPECT_EQ(back.files[0].worst_margin.value, f.worst_margin.value);
   EXPECT_EQ(back.files[0].worst_margin.element, f.worst_margin.element);
   EXPECT_EQ(back.files[0].worst_margin.position, f.worst_margin.position);
-  EXPECT_EQ(back.files[0].accurate_up_to, f.accurate_up_to);
+  EXPECT_EQ(back.files[0].accurate_context, f.accurate_context);
+  EXPECT_EQ(back.accurate_context, strict.accurate_context);
   EXPECT_EQ(back.files[0].margin_by_format.at(Format::f32).tc_id, f.margin_by_format.at(Format::f32).tc_id);
 
   RunOptions o;
@@ -341,7 +350,9 @@ TEST(Conform, MarginAndAccurateContextOfFloat32Angles) {
   EXPECT_TRUE(short_context.conformant());
   EXPECT_GT(short_context.part_counts(Part::accuracy).not_judged_for(NotJudged::beyond_max_position), 0);
   EXPECT_LE(short_context.files[0].worst_margin.value, 1);
-  EXPECT_EQ(short_context.files[0].accurate_up_to.at(Format::f32), up_to);
+  const AccurateContext& judged_short = short_context.files[0].accurate_context.at(Format::f32);
+  EXPECT_EQ(judged_short.up_to, up_to);
+  EXPECT_EQ(judged_short.end(), AccurateContext::End::last_judged_position);
   // Every check is counted once: judged or not judged (beyond --max-position among the reasons).
   EXPECT_EQ(short_context.passed() + short_context.failed() + short_context.not_judged(),
             strict.passed() + strict.failed() + strict.not_judged());
@@ -350,13 +361,15 @@ TEST(Conform, MarginAndAccurateContextOfFloat32Angles) {
     if (e.format == Format::f32 && e.position > *up_to && (next == 0 || e.position < next)) next = e.position;
   }
   ASSERT_GT(next, *up_to);
+  EXPECT_EQ(next, *context.fails_at);
   o.max_position = next;
   EXPECT_FALSE(run_vectors(hf, o).conformant());
 }
 
-// Under standard the same angles pass: every margin at most 1, accurate up to the first position
-// where standard's bound turns vacuous in f32 (SPEC.md section 5: (6 + 2|ln w|)|t| >= 2/u at
-// w = 1 once |t| > 2^22.5), and the checks beyond are not judged, none failed.
+// Under standard the same angles pass: every margin at most 1, accurate up to the last judged
+// position, past which standard's bound is vacuous in f32 (SPEC.md section 5: (6 + 2|ln w|)|t|
+// >= 2/u at w = 1 once |t| > 2^22.5) and the checks are not judged, none failed; checks not
+// judged below it do not end it, they are counted.
 TEST(Conform, MarginOfAPassIsAtMostOne) {
   Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
   const RunReport standard = run(hf, Profile::standard, "rope/none");
@@ -364,12 +377,87 @@ TEST(Conform, MarginOfAPassIsAtMostOne) {
   const FileResult& f = standard.files[0];
   EXPECT_GT(f.worst_margin.value, 0);
   EXPECT_LE(f.worst_margin.value, 1);
-  const auto up_to = f.accurate_up_to.at(Format::f32);
+  const AccurateContext& context = f.accurate_context.at(Format::f32);
+  const auto up_to = context.up_to;
   ASSERT_TRUE(up_to.has_value());
+  EXPECT_EQ(context.end(), AccurateContext::End::last_judged_position);
+  EXPECT_FALSE(context.fails_at.has_value());
   EXPECT_GE(*up_to, 1 << 22);
   EXPECT_LT(*up_to, 1 << 24);
+  double last_judged = 0;  // errorByPosition has a point at every position with a judged check
+  for (const auto& e : f.by_position) last_judged = std::max(last_judged, e.position);
+  EXPECT_EQ(*up_to, last_judged);
   EXPECT_EQ(f.failed(), 0);
-  EXPECT_GT(f.accuracy.not_judged_for(NotJudged::bound_vacuous), 0);
+  // Checks beyond it are not judged for a vacuous bound (tests/plugins/accurate_context_test.sh
+  // has them below it too, which do not end it).
+  EXPECT_GT(f.accuracy.not_judged_for(NotJudged::bound_vacuous), context.bound_vacuous);
+  std::ostringstream text;
+  print_summary(text, standard);
+  char margin[32];
+  std::snprintf(margin, sizeof margin, "%.3g", f.worst_margin.value);  // as the text prints it
+  const std::string line = "f32 margin " + std::string(margin) + ", standard up to position " +
+                           std::to_string(static_cast<std::int64_t>(*up_to)) + " (last judged position" +
+                           (context.bound_vacuous == 0 ? std::string(")")
+                                                       : "; " + std::to_string(context.bound_vacuous) +
+                                                             " checks not judged: bound vacuous)");
+  EXPECT_NE(text.str().find(line), std::string::npos) << line << "\n" << text.str();
+  EXPECT_NE(text.str().find("accurate context (every file): f32 standard up to position "), std::string::npos);
+}
+
+// The same implementation on the same vectors: under the looser standard its first failure is
+// never at a smaller position than under strict (SPEC.md section 9), and for these binary32
+// angles, which fail strict early and pass standard as far as it judges, its context is longer.
+// Under strict the text says where it fails.
+TEST(Conform, AccurateContextOfALooserProfileFailsNoSooner) {
+  Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
+  const RunReport strict = run(hf, Profile::strict, "rope/none"), standard = run(hf, Profile::standard, "rope/none");
+  for (const auto& [f, tight] : strict.accurate_context) {
+    ASSERT_EQ(standard.accurate_context.count(f), 1u) << to_string(f);
+    const AccurateContext& loose = standard.accurate_context.at(f);
+    EXPECT_TRUE(!loose.fails_at || (tight.fails_at && *loose.fails_at >= *tight.fails_at)) << to_string(f);
+    EXPECT_GE(loose.up_to.value_or(-1), tight.up_to.value_or(-1)) << to_string(f);
+    std::cout << "  " << to_string(f) << ": strict up to " << tight.up_to.value_or(-1) << ", standard up to "
+              << loose.up_to.value_or(-1) << "\n";
+  }
+  std::ostringstream text;
+  print_summary(text, strict);
+  const AccurateContext& c = strict.accurate_context.at(Format::f32);
+  const std::string words = "strict up to position " + std::to_string(static_cast<std::int64_t>(*c.up_to)) +
+                            " (fails at position " + std::to_string(static_cast<std::int64_t>(*c.fails_at)) + ")";
+  EXPECT_NE(text.str().find(words), std::string::npos) << words << "\n" << text.str();
+}
+
+// The report's reader refuses an accurate context whose parts disagree, or a run's that is not
+// what its files' add up to.
+TEST(Conform, AReportWithAnEditedAccurateContextIsRefused) {
+  Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
+  const std::string json = report_json(run(hf, Profile::strict, "rope/none"));
+  auto edited = [&](const std::string& from, const std::string& to, std::size_t nth) {
+    std::size_t at = json.find(from);
+    for (std::size_t i = 0; i < nth && at != std::string::npos; ++i) at = json.find(from, at + 1);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? json : json.substr(0, at) + to + json.substr(at + from.size());
+  };
+  // The first "end" is the run's, the second its file's.
+  for (std::size_t nth : {0u, 1u}) {
+    try {
+      parse_report_json(edited("\"end\": \"failure\"", "\"end\": \"lastJudgedPosition\"", nth), "edited.json");
+      ADD_FAILURE() << "an edited end was read";
+    } catch (const VectorFileError& e) {
+      EXPECT_NE(std::string(e.what()).find("accurateContext"), std::string::npos) << e.what();
+    }
+  }
+  // The run's failure moved further out (still above its upTo): its file says otherwise.
+  const std::string key = "\"failsAt\": ";
+  const std::size_t at = json.find(key) + key.size();
+  const std::string moved = json.substr(0, at) + "1000000.0" + json.substr(json.find_first_of(",\n}", at));
+  try {
+    parse_report_json(moved, "edited.json");
+    ADD_FAILURE() << "an edited run context was read";
+  } catch (const VectorFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("accurateContext"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("first failure"), std::string::npos) << e.what();
+  }
 }
 
 // A check not judged (bound vacuous) contributes no judged point (SPEC.md section 9): none of its

@@ -145,9 +145,10 @@ std::string error_plot(const std::string& file, const std::vector<RunReport>& re
         if (e.format == format) s.points.push_back({e.position + 1, e.worst_margin});
       }
       if (s.points.empty()) continue;
-      const auto up_to = result->accurate_up_to.find(format);
-      if (up_to != result->accurate_up_to.end() && up_to->second) {
-        contexts.push_back({s.label + ": " + accurate_text(reports[r], up_to->second), s.colour, "2 2", *up_to->second + 1});
+      const auto context = result->accurate_context.find(format);
+      if (context != result->accurate_context.end() && context->second.up_to) {
+        contexts.push_back({s.label + ": " + accurate_text(reports[r], context->second), s.colour, "2 2",
+                            *context->second.up_to + 1});
       }
       series.push_back(std::move(s));
     }
@@ -212,7 +213,11 @@ std::string verdict_section(const RunReport& r) {
   // counted as such, never as passed or failed).
   s << "<ul class=\"parts\">\n";
   for (Part p : kAllParts) s << "<li class=\"part\">" << markup_escape(part_line(r, p)) << "</li>\n";
-  s << "</ul>\n<p class=\"verdict-line\">" << markup_escape(verdict_line(r)) << "</p>\n";
+  s << "</ul>\n";
+  if (const std::string context = overall_accurate_text(r); !context.empty()) {
+    s << "<p class=\"accurate-context\">accurate context (every file): " << markup_escape(context) << "</p>\n";
+  }
+  s << "<p class=\"verdict-line\">" << markup_escape(verdict_line(r)) << "</p>\n";
   if (!r.replay.empty()) s << "<p>rerun: <code>" << markup_escape(r.replay) << "</code></p>\n";
   s << "</section>\n";
   return s.str();
@@ -231,9 +236,9 @@ std::string file_table(const RunReport& r) {
       << "</td><td class=\"formats\">";
     for (const auto& [format, m] : f.margin_by_format) {
       s << markup_escape(std::string(to_string(format))) << " margin " << short_number(m.value);
-      const auto up_to = f.accurate_up_to.find(format);
-      if (up_to != f.accurate_up_to.end()) {
-        s << ", <span class=\"accurate\">" << markup_escape(accurate_text(r, up_to->second)) << "</span>";
+      const auto context = f.accurate_context.find(format);
+      if (context != f.accurate_context.end()) {
+        s << ", <span class=\"accurate\">" << markup_escape(accurate_text(r, context->second)) << "</span>";
       }
       s << "<br>";
     }

@@ -159,5 +159,12 @@ class Summary:
     def __init__(self, text, conformant, report, status):
         self.text, self.conformant, self.report, self.status = text, conformant, report, status
 
+    @property
+    def accurate_context(self):
+        """Per format, over every file judged: {"upTo": P, "end": "failure" or
+        "lastJudgedPosition", "failsAt": X or None, "boundVacuous": N} (SPEC.md section 9; each
+        file's is its group's "accurateContext" in report)."""
+        return self.report["accurateContext"]
+
     def __str__(self):
         return self.text
