@@ -204,9 +204,24 @@ def test_a_session_on_a_model_config_judges_that_models_vectors():
     config = os.path.join(HF_CONFIGS, "llama-3.1-8b.json")
     with posenc.Session(profile="exact", cli=CLI, hf_config=config) as s:
         cases = s.cases(expected=True)
-        assert {c.file for c in cases} == {"rope/llama-3.1-8b.json"}
+        # Named after the model (the config's _name_or_path), not after the file.
+        assert {c.file for c in cases} == {"rope/Llama-3.1-8B.json"}
         hf = cases[0].hf_rope_config()["rope_parameters"]
         assert (hf["rope_type"], hf["rope_theta"], hf["factor"]) == ("llama3", 500000, 8)
         for c in cases[:10]:
             for f in c.formats:
                 assert s.judge(c, f, c.expected(f)).passed
+
+
+def test_a_model_config_s_vectors_take_the_name_given(tmp_path):
+    config = tmp_path / "config.json"
+    with open(os.path.join(HF_CONFIGS, "llama-3.1-8b.json")) as f:
+        config.write_text(f.read())
+    with posenc.Session(profile="exact", cli=CLI, hf_config=str(config), name="llama-8b") as s:
+        assert {c.file for c in s.cases()} == {"rope/llama-8b.json"}
+    with posenc.Session(profile="exact", cli=CLI, hf_config=str(config)) as s:
+        assert {c.file for c in s.cases()} == {"rope/Llama-3.1-8B.json"}
+    with pytest.raises(posenc.PosencError, match="invalid --name = 'my/llama'"):
+        posenc.Session(profile="exact", cli=CLI, hf_config=str(config), name="my/llama")
+    assert os.listdir(posenc.generate_hf_vectors(config, tmp_path / "out", cli=CLI, name="llama-8b") + "/rope") == \
+        ["llama-8b.json"]
