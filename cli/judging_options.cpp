@@ -76,12 +76,16 @@ void add_judging_options(Command& c, ConformOptions& o) {
   c.option("--hf-config", o.hf_config,
            "a Hugging Face config.json: judge on that model's vectors (posenc generate --hf-config), generated into a "
            "temporary folder that is removed afterwards");
+  c.option("--name", o.hf_name,
+           "with --hf-config: the model's name, its vectors' file rope/NAME.json (default: the config's _name_or_path, "
+           "its last part, else its model_type, else the file's name)");
 }
 
 // The command line that reruns this check: what the reports print next to a failure.
 std::string replay_command(const std::string& head, const ConformOptions& o, bool properties) {
   std::string command = head + " --profile " + shell_quote(o.profile);
   if (o.hf_config) command += " --hf-config " + shell_quote(*o.hf_config);
+  if (o.hf_name) command += " --name " + shell_quote(*o.hf_name);
   if (o.bound) command += " --bound " + shell_quote(*o.bound);
   if (o.vectors != default_vectors_dir()) command += " --vectors " + shell_quote(o.vectors);
   if (o.own_vectors) command += " --own-vectors";
@@ -123,6 +127,9 @@ std::vector<conformance::Part> selected_parts(const ConformOptions& o, bool prop
 }
 
 conformance::RunOptions run_options(const ConformOptions& o, bool properties) {
+  if (o.hf_name && !o.hf_config) {
+    throw InvalidParameter("--name", "'" + *o.hf_name + "'", "absent without --hf-config (it names a config's vectors)");
+  }
   conformance::RunOptions options;
   options.vectors = o.vectors;
   if (!o.own_vectors) options.manifest_sha256 = shipped_manifest_sha256();

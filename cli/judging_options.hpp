@@ -34,6 +34,7 @@ struct ConformOptions {
   std::string property_cases = "100";
   std::optional<std::string> property_formats;
   std::optional<std::string> hf_config;
+  std::optional<std::string> hf_name;  // --name: the model's vectors are rope/NAME.json
 };
 
 // Registers the judging options (--profile ... --html) on c, reading into o.

@@ -36,7 +36,7 @@ check "no external resource or script" bash -c "! grep -Eiq '<script|src=|href=|
 sed 's/"conformant": false/"conformant": true/' "$out/mutant.json" >"$out/forged.json"
 check "a report whose verdict was edited is refused" bash -c \
   "! '$posenc' compare '$out/forged.json' 2>'$out/err' && grep -q \"field 'conformant': disagrees\" '$out/err'"
-sed 's/"schema": "posenc-report-3"/"schema": "posenc-report-9"/' "$out/fast.json" >"$out/future.json"
+sed 's/"schema": "posenc-report-4"/"schema": "posenc-report-9"/' "$out/fast.json" >"$out/future.json"
 check "an unknown report schema is refused" bash -c \
   "! '$posenc' compare '$out/future.json' 2>'$out/err' && grep -q 'unknown report schema' '$out/err'"
 check "a vector file is not a report" bash -c "! '$posenc' compare '$here/../../vectors/rope/none.json' 2>/dev/null"

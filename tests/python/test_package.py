@@ -2,6 +2,7 @@
 torch), refused outputs, verdicts, the protocol's errors, and the plugin's submit route.
 POSENC_CLI and PYTHONPATH come from CTest (tests/python/CMakeLists.txt)."""
 import os
+import re
 import subprocess
 import sys
 
@@ -47,6 +48,72 @@ def test_inputs_in_each_format(rotations):
     t = c.x("bf16", torch=True, device="cpu")
     assert t.dtype == torch.bfloat16 and t.device.type == "cpu"
     assert c.params["head_dim"] == len(x["f64"]) and isinstance(c.params["base"], float)
+
+
+def first_of(session, file, type, where=lambda c: True):
+    return next(c for c in session.cases(file, valid=None) if c.type == type and where(c))
+
+
+def test_positions_are_python_ints_by_field(session):
+    """positions(): a single position as int; RoPE's per axis (one, or M-RoPE's three) and
+    sinusoidal_dot's pair as tuples of ints; rope_dot's sides and alibi_bias's fields by name;
+    nothing numpy."""
+    def exactly_int(v):
+        return type(v) is int
+
+    rotate = first_of(session, "rope/none", "rope_rotate")
+    p = rotate.positions()
+    assert list(p) == ["position"] and type(p["position"]) is tuple and len(p["position"]) == 1
+    assert exactly_int(p["position"][0]) and p["position"][0] == int(rotate.raw["position"][0])
+    mrope = first_of(session, "rope/mrope", "rope_rotate", lambda c: len(c.raw["position"]) == 3).positions()["position"]
+    assert type(mrope) is tuple and len(mrope) == 3 and all(map(exactly_int, mrope))
+    dot = first_of(session, "rope/none", "rope_dot").positions()
+    assert set(dot) == {"qPosition", "kPosition"}
+    assert all(type(v) is tuple and len(v) == 1 and exactly_int(v[0]) for v in dot.values())
+    pair = first_of(session, "sinusoidal/dot", "sinusoidal_dot").positions()["positions"]
+    assert type(pair) is tuple and len(pair) == 2 and all(map(exactly_int, pair))
+    bias = first_of(session, "alibi/bias", "alibi_bias").positions()
+    assert set(bias) == {"head", "queryPosition", "keyPosition"} and all(exactly_int(v) for v in bias.values())
+    assert exactly_int(first_of(session, "sinusoidal/embedding", "sinusoidal_embed").positions()["position"])
+    assert exactly_int(first_of(session, "learned/lookup", "learned_lookup").positions()["position"])
+    assert first_of(session, "rope/none", "rope_frequencies").positions() == {}
+
+
+def test_params_are_ints_and_floats_with_the_exact_hex_beside(session):
+    c = session.cases("rope/llama3")[0]
+    scaling = c.params["scaling"]
+    assert type(scaling["original_max_positions"]) is int and scaling["original_max_positions"] == 8192
+    scaling_hex = c.params_hex["scaling"]
+    assert type(scaling["factor"]) is float and scaling["factor"] == 8.0 and scaling_hex["factor"] == "0x1p+3"
+    assert type(c.params["head_dim"]) is int and scaling_hex["original_max_positions"] == 8192
+    assert c.params_hex["base"] == "0x1.e848p+18" and float.fromhex(c.params_hex["base"]) == c.params["base"] == 500000.0
+
+    # Everywhere: no number left as a string in params; params_hex is params with reals as hex text.
+    def leaves(v, hex_v, where):
+        if isinstance(v, dict):
+            assert set(v) == set(hex_v), where
+            for k in v:
+                yield from leaves(v[k], hex_v[k], f"{where}.{k}")
+        elif isinstance(v, list):
+            assert len(v) == len(hex_v), where
+            for i, (a, b) in enumerate(zip(v, hex_v)):
+                yield from leaves(a, b, f"{where}[{i}]")
+        else:
+            yield v, hex_v, where
+
+    seen = set()
+    for c in session.cases(valid=None):
+        if (c.file, c.group) in seen:
+            continue
+        seen.add((c.file, c.group))
+        for v, hex_v, where in leaves(c.params, c.params_hex, f"{c.file} group {c.group} params"):
+            if isinstance(v, str):
+                assert not re.fullmatch(r"-?[0-9]+|-?0x.*|-?inf|nan", v), f"{where} = {v!r}: a number left as a string"
+                assert hex_v == v, where
+            elif type(v) is float:
+                assert float.fromhex(hex_v) == v or (v != v and hex_v == "nan"), where
+            else:
+                assert type(v) in (int, bool) and hex_v == v, f"{where} = {v!r}"
 
 
 def test_not_judged_format_has_no_inputs(session):
@@ -137,9 +204,24 @@ def test_a_session_on_a_model_config_judges_that_models_vectors():
     config = os.path.join(HF_CONFIGS, "llama-3.1-8b.json")
     with posenc.Session(profile="exact", cli=CLI, hf_config=config) as s:
         cases = s.cases(expected=True)
-        assert {c.file for c in cases} == {"rope/llama-3.1-8b.json"}
+        # Named after the model (the config's _name_or_path), not after the file.
+        assert {c.file for c in cases} == {"rope/Llama-3.1-8B.json"}
         hf = cases[0].hf_rope_config()["rope_parameters"]
         assert (hf["rope_type"], hf["rope_theta"], hf["factor"]) == ("llama3", 500000, 8)
         for c in cases[:10]:
             for f in c.formats:
                 assert s.judge(c, f, c.expected(f)).passed
+
+
+def test_a_model_config_s_vectors_take_the_name_given(tmp_path):
+    config = tmp_path / "config.json"
+    with open(os.path.join(HF_CONFIGS, "llama-3.1-8b.json")) as f:
+        config.write_text(f.read())
+    with posenc.Session(profile="exact", cli=CLI, hf_config=str(config), name="llama-8b") as s:
+        assert {c.file for c in s.cases()} == {"rope/llama-8b.json"}
+    with posenc.Session(profile="exact", cli=CLI, hf_config=str(config)) as s:
+        assert {c.file for c in s.cases()} == {"rope/Llama-3.1-8B.json"}
+    with pytest.raises(posenc.PosencError, match="invalid --name = 'my/llama'"):
+        posenc.Session(profile="exact", cli=CLI, hf_config=str(config), name="my/llama")
+    assert os.listdir(posenc.generate_hf_vectors(config, tmp_path / "out", cli=CLI, name="llama-8b") + "/rope") == \
+        ["llama-8b.json"]

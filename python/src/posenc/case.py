@@ -2,8 +2,6 @@
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
-import numpy as np
-
 from . import formats as F
 
 # The case's input fields in the vector files (SPEC.md section 4), by kind.
@@ -13,8 +11,10 @@ _VALUE_FIELDS = ("x", "q", "k")
 
 @dataclass(frozen=True)
 class Case:
-    """A vector case. params are posenc's parameter names (SPEC.md section 2), reals as floats;
-    formats are those the judge puts this case in (its inputs are exact there), as the CLI says."""
+    """A vector case. params: posenc's parameter names (SPEC.md section 2), integers as int and
+    reals as float (exact: every real parameter is a binary64 value); params_hex: the same with
+    every real as the hex-float text the vector file writes. formats: those the judge puts this
+    case in (its inputs are exact there), as the CLI says."""
     file: str
     tc_id: int
     group: int
@@ -32,19 +32,30 @@ class Case:
     table: Optional[Tuple[float, ...]] = field(default=None, repr=False)  # learned_lookup's table
     hf: Optional[Dict[str, Any]] = field(default=None, repr=False)  # see hf_rope_config
     hf_error: Optional[str] = field(default=None, repr=False)
+    params_hex: Dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def id(self):
         return f"{self.file[:-5] if self.file.endswith('.json') else self.file}-{self.tc_id}"
 
     def positions(self):
-        """The integer inputs by field name (position, positions, qPosition, ...), as int64 arrays
-        (a single position as a Python int)."""
+        """The integer inputs by field name, as Python ints, shaped as the vector file has them
+        (SPEC.md section 4):
+
+        - a single position is an int: "position" of sinusoidal_row/embed and learned_lookup,
+          alibi_bias's "queryPosition" and "keyPosition", and its "head";
+        - RoPE's positions are per axis, a tuple of ints with one per axis (one, or M-RoPE's
+          len(params["mrope_section"])): "position" of rope_table/rope_rotate, and rope_dot's
+          query and key sides, "qPosition" and "kPosition" (so case.positions()["position"][0]
+          is the position of a RoPE case with one axis);
+        - "positions": sinusoidal_dot's two positions (a, b), a tuple of two ints.
+
+        Cases without positions (rope_frequencies, alibi_slopes) give {}."""
         out = {}
         for name in _POSITION_FIELDS:
             if name in self.raw:
                 v = self.raw[name]
-                out[name] = int(v) if isinstance(v, str) else np.array([int(p) for p in v], dtype=np.int64)
+                out[name] = int(v) if isinstance(v, str) else tuple(int(p) for p in v)
         if "head" in self.raw:
             out["head"] = int(self.raw["head"])
         return out
@@ -91,7 +102,7 @@ def cases_from_message(message):
     """The cases of one "cases" answer line (one vector file)."""
     out = []
     for g in message["groups"]:
-        params = F.decode(g["params"])
+        params, params_hex = F.decode(g["params"]), F.decode(g["params"], reals=str)
         table = tuple(F.from_hex(g["table"])) if "table" in g else None
         for t in g["tests"]:
             out.append(Case(
@@ -99,5 +110,5 @@ def cases_from_message(message):
                 group_comment=g["comment"], params=params, input_format=g["inputFormat"],
                 formats=tuple(t["formats"]), outputs=t["outputs"], valid=t["result"] == "valid",
                 error=t.get("error"), flags=tuple(t["flags"]), raw=t, table=table, hf=g.get("hfRopeConfig"),
-                hf_error=g.get("hfRopeConfigError")))
+                hf_error=g.get("hfRopeConfigError"), params_hex=params_hex))
     return out

@@ -3,7 +3,7 @@
     @posenc.cases("rope/*", formats=["f32", "bf16"], profile="standard")
     def test_my_rope(case):
         x = case.inputs(torch=True)["x"]      # in the case's format; bf16 as torch.bfloat16
-        return my_rope(x, case.positions()["position"], case.params)   # or case.submit(...)
+        return my_rope(x, case.positions()["position"][0], case.params)   # or case.submit(...)
 
 Each case runs once per format it is judged in (ids: file-tcId-format). A failure gives tcId,
 element, got, expected, margin and position; the end of the session prints, per profile, the

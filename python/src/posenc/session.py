@@ -15,21 +15,22 @@ class Session:
     vectors: a folder of vectors (default: the CLI's own, the shipped set); own_vectors: trust
     that folder's MANIFEST (vectors of your own, e.g. `posenc generate --out DIR`); hf_config: a
     Hugging Face config.json, whose model's vectors the CLI generates for the session instead
-    (`posenc serve --hf-config`, the mapping is the CLI's). formats,
+    (`posenc serve --hf-config`, the mapping is the CLI's); name: their file is rope/NAME.json
+    (default: the config's _name_or_path, its last part, else its model_type). formats,
     working_format, bound, max_position, checks: as the CLI's --formats, --working-format,
     --bound, --max-position, --checks ("accuracy", "validation" or both, the default).
     report/junit/html: files written at finish()."""
 
     def __init__(self, profile="strict", vectors=None, own_vectors=False, formats=None, working_format=None,
                  bound=None, max_position=None, implementation="python", cli=None, report=None, junit=None,
-                 html=None, max_failures=5, checks=None, hf_config=None):
+                 html=None, max_failures=5, checks=None, hf_config=None, name=None):
         self.profile = profile
         self.cli = find_cli(cli)
         args = [self.cli, "serve", "--implementation", implementation, "--profile", profile,
                 "--max-failures", str(max_failures)]
         for flag, value in (("--vectors", vectors), ("--working-format", working_format), ("--bound", bound),
                             ("--max-position", max_position), ("--report", report), ("--junit", junit),
-                            ("--html", html), ("--checks", checks), ("--hf-config", hf_config)):
+                            ("--html", html), ("--checks", checks), ("--hf-config", hf_config), ("--name", name)):
             if value is not None:
                 args += [flag, str(value)]
         if formats is not None:
@@ -46,8 +47,13 @@ class Session:
     def _send(self, request):
         if self._proc.poll() is not None:
             raise PosencError(f"posenc serve ended (status {self._proc.returncode}): {self._proc.stderr.read().strip()}")
-        self._proc.stdin.write(json.dumps(request, separators=(",", ":")) + "\n")
-        self._proc.stdin.flush()
+        try:
+            self._proc.stdin.write(json.dumps(request, separators=(",", ":")) + "\n")
+            self._proc.stdin.flush()
+        except BrokenPipeError:  # it refused its options and ended before the request
+            self._proc.wait()
+            raise PosencError(f"{' '.join(self.args)}: ended (status {self._proc.returncode}): "
+                              f"{self._proc.stderr.read().strip()}") from None
 
     def _answer(self):
         line = self._proc.stdout.readline()
@@ -158,6 +164,13 @@ class Summary:
 
     def __init__(self, text, conformant, report, status):
         self.text, self.conformant, self.report, self.status = text, conformant, report, status
+
+    @property
+    def accurate_context(self):
+        """Per format, over every file judged: {"upTo": P, "end": "failure" or
+        "lastJudgedPosition", "failsAt": X or None, "boundVacuous": N} (SPEC.md section 9; each
+        file's is its group's "accurateContext" in report)."""
+        return self.report["accurateContext"]
 
     def __str__(self):
         return self.text

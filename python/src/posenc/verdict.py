@@ -73,7 +73,8 @@ class Verdict:
 
 
 def verdict_from(case, profile, j):
-    inputs = ", ".join(f"{k}={v.tolist() if hasattr(v, 'tolist') else v}" for k, v in case.positions().items())
+    # As the judge's messages name them: position=5,6,7 (one value per axis).
+    inputs = ", ".join(f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in case.positions().items())
     return Verdict(file=case.file, inputs=inputs, tc_id=j["tcId"], format=j["format"], profile=profile, verdict=j["verdict"],
                    margin=json_number(j["margin"]) if j.get("margin") is not None else None,
                    message=j.get("message", ""), position=j.get("position"), worst=Element.of(j.get("worst")),
