@@ -109,19 +109,25 @@ std::vector<Mutant> mutants() {
   std::vector<Mutant> out;
   KernelOptions o;
   o.rotate_k = false;
-  out.push_back({"RoPE on q only", o, {"attention/decode.json", "attention/prefill.json", "attention/scalings.json"}});
+  out.push_back({"RoPE on q only", o,
+                 {"attention/conditioning.json", "attention/decode.json", "attention/prefill.json",
+                  "attention/scalings.json", "attention/tables.json"}});
   o = {};
   o.rotate_q = false;
-  out.push_back({"RoPE on k only", o, {"attention/decode.json", "attention/prefill.json", "attention/scalings.json"}});
+  out.push_back({"RoPE on k only", o,
+                 {"attention/conditioning.json", "attention/decode.json", "attention/prefill.json",
+                  "attention/scalings.json", "attention/tables.json"}});
   o = {};
   o.query_offset = 1;
-  out.push_back({"q rotated one position late", o, {"attention/decode.json", "attention/scalings.json"}});
+  out.push_back({"q rotated one position late", o,
+                 {"attention/conditioning.json", "attention/decode.json", "attention/scalings.json"}});
   o = {};
   o.drop_mscale = true;
   out.push_back({"DeepSeek's mscale^2 missing from the softmax scale", o, {"attention/scalings.json"}});
   o = {};
   o.base = 10000;
-  out.push_back({"rope_theta never reached the kernel (base 10000)", o, {"attention/decode.json", "attention/scalings.json"}});
+  out.push_back({"rope_theta never reached the kernel (base 10000)", o,
+                 {"attention/conditioning.json", "attention/decode.json", "attention/scalings.json"}});
   o = {};
   o.alibi_power_of_two = true;
   out.push_back({"ALiBi slopes by the power-of-two formula", o, {"attention/alibi.json"}});
