@@ -101,14 +101,15 @@ Answer answer(Implementation& impl, Problem& x, const Tolerance& t) {
 
 // Whether output y agrees with `expected` (what the property derives for it) within `allowed`.
 // Past the format's range an output is the infinity of its sign (SPEC.md section 5): the same
-// infinity agrees, and so does an infinity where the expected value is within `allowed` of the
-// overflow threshold (largest finite value plus half an ulp).
+// infinity agrees, and an infinity agrees with a finite value of its sign that is within
+// `allowed` of the overflow threshold (the largest finite value plus half an ulp).
 bool agrees(double y, double expected, double allowed) {
   if (y == expected) return true;
-  if (std::isinf(y) && std::isfinite(expected)) {
+  if (std::isinf(y) != std::isinf(expected)) {
+    const double finite = std::isinf(y) ? expected : y;
     const FormatSpec f = spec(format());
     const double threshold = std::ldexp(2 - std::ldexp(1.0, -f.precision), f.emax);
-    return std::signbit(y) == std::signbit(expected) && std::fabs(expected) + allowed >= threshold;
+    return std::signbit(y) == std::signbit(expected) && std::fabs(finite) + allowed >= threshold;
   }
   return std::fabs(y - expected) <= allowed;
 }
