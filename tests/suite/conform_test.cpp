@@ -712,6 +712,26 @@ TEST(Conform, PropertiesHoldForTheReferenceAndCatchAnOffByOne) {
   EXPECT_TRUE(zero_rotation_failed);
 }
 
+// A property whose every case the implementation leaves unanswered is unsupported, never passed:
+// the reference without attention answers the RoPE, sinusoidal and ALiBi properties and none of
+// the attention ones.
+TEST(Conform, AttentionPropertiesAreUnsupportedWithoutAttention) {
+  Mutant no_attention("the reference without attention", [](const VectorGroup& g, const VectorCase& c, Format f) {
+    if (g.type == CaseType::attention) return Outcome{};
+    return reference_with(g, c, f);
+  });
+  PropertyOptions o;
+  o.cases = 5;
+  o.formats = {Format::f32};
+  int attention = 0;
+  for (const auto& p : run_properties(no_attention, o)) {
+    const bool is_attention = p.name.rfind("attention_", 0) == 0 && p.name.rfind("attention_permutation", 0) != 0;
+    if (is_attention) ++attention;
+    EXPECT_EQ(p.status, is_attention ? "unsupported" : "passed") << p.name << ": " << p.counterexample;
+  }
+  EXPECT_EQ(attention, 6);
+}
+
 TEST(Conform, TamperedVectorsAreRefused) {
   // In this build's own folder: build/ and build-asan/ may run this test at the same time.
   const auto dir = std::filesystem::path(POSENC_TEST_SCRATCH_DIR) / "tampered_vectors";

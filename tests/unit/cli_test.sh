@@ -33,10 +33,10 @@ expect --stderr "alibi zero heads" 2 "invalid alibi.n_heads = 0" "$posenc" eval 
 expect --stderr "causal key after query" 2 "invalid alibi.key_position = 9" \
   "$posenc" eval alibi --heads 4 --query-position 3 --key-position 9
 
-# Every check of the three verdict parts, each of ALiBi's 84 properties at 10 cases instead of 100:
+# Every check of the three verdict parts, each of ALiBi's 108 properties at 10 cases instead of 100:
 # 1.8 s under ASan instead of 23.7, where the properties at 100 are nine tenths of this test. (The
 # reference's properties at 100 cases: plugins.reference.all and the conform tests, in make test.)
-expect "conform: the reference is exact" 0 "CONFORMANT: 4,688 checks judged (f64 1,172, f32 1,172, bf16 1,172, f16 1,172), 84 properties judged" \
+expect "conform: the reference is exact" 0 "CONFORMANT: 4,688 checks judged (f64 1,172, f32 1,172, bf16 1,172, f16 1,172), 108 properties judged" \
   "$posenc" conform --impl reference --profile exact --filter alibi --property-cases 10
 expect --stderr "conform: unknown profile" 2 "invalid --profile = 'fuzzy'" "$posenc" conform --profile fuzzy
 expect --stderr "conform: missing vectors" 2 "/nonexistent/MANIFEST: cannot open" "$posenc" conform --vectors /nonexistent
@@ -122,9 +122,9 @@ expect --stderr "verify --checks has no properties" 2 "invalid --checks = 'prope
 
 # --property-formats chooses the formats of the properties (default: every one the
 # implementation answers in: all four for the reference).
-expect "the reference's properties run in every format" 0 "properties: CONFORMANT, 84 properties judged (f64 21, f32 21, bf16 21, f16 21)" \
+expect "the reference's properties run in every format" 0 "properties: CONFORMANT, 108 properties judged (f64 27, f32 27, bf16 27, f16 27)" \
   "$posenc" conform --impl reference --filter alibi/slopes --property-cases 5
-expect "--property-formats bf16 runs them in bf16 alone" 0 "properties: CONFORMANT, 21 properties judged (bf16 21)" \
+expect "--property-formats bf16 runs them in bf16 alone" 0 "properties: CONFORMANT, 27 properties judged (bf16 27)" \
   "$posenc" conform --impl reference --filter alibi/slopes --property-cases 5 --property-formats bf16
 expect --stderr "--property-formats: an unknown format is refused" 2 \
   "invalid --property-formats = 'f32,f8': must be a list of f64, f32, bf16, f16" \
