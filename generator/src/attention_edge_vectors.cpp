@@ -571,6 +571,14 @@ VectorFile invalid_file() {
                                "an ALiBi query position above 2^53", {"InvalidParameter"});
     refuse(std::move(c), "attention.alibi.query_position");
   }
+  // Last, so that the tcIds before it stay.
+  auto deepseek = attention(8, 4, 2, rope);
+  deepseek.rope->scaling.kind = RopeScalingKind::linear;
+  deepseek.rope->scaling.factor = 4.0;
+  deepseek.scale = 0.25;
+  deepseek.scale_mscale_all_dim = 0.707;
+  refuse_params(deepseek, "scale_mscale_all_dim with an explicit scale (the correction applies to 1/sqrt(d) only)",
+                "attention.scale_mscale_all_dim");
   return std::move(b).finish();
 }
 

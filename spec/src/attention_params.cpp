@@ -79,6 +79,10 @@ void validate(const AttentionParams& p) {
   if (p.scale_denominator) check::finite_above("attention.scale_denominator", *p.scale_denominator, 0.0);
   if (p.scale_mscale_all_dim) {
     check::finite_above("attention.scale_mscale_all_dim", *p.scale_mscale_all_dim, 0.0);
+    if (p.scale) {
+      check::fail("attention.scale_mscale_all_dim", check::format_value(*p.scale_mscale_all_dim),
+                  "absent when attention.scale is given (it corrects the default scale 1/sqrt(d))");
+    }
     if (!p.rope || !p.rope->scaling.factor) {
       check::fail("attention.scale_mscale_all_dim", check::format_value(*p.scale_mscale_all_dim),
                   "absent unless the rope has a scaling factor (its g(factor, mscale_all_dim)^2)");
