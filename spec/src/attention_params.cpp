@@ -86,10 +86,14 @@ void validate(const AttentionParams& p) {
   }
 }
 
-void validate(const AttentionParams& p, const AttentionInputs& in) {
+void validate(const AttentionParams& p, std::int64_t queries, std::int64_t keys) {
   validate(p);
-  check::in_range("attention.queries", in.queries, 1, kMaxQueries);
-  check::in_range("attention.keys", in.keys, 1, kMaxKeys);
+  check::in_range("attention.queries", queries, 1, kMaxQueries);
+  check::in_range("attention.keys", keys, 1, kMaxKeys);
+}
+
+void validate(const AttentionParams& p, const AttentionInputs& in) {
+  validate(p, in.queries, in.keys);
   const std::int64_t axes = p.position_axes();
   check_size("attention.query_positions", in.query_positions.size(), in.queries * axes, "queries x position axes");
   check_size("attention.key_positions", in.key_positions.size(), in.keys * axes, "keys x position axes");

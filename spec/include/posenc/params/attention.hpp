@@ -64,6 +64,9 @@ struct AttentionInputs {
 };
 
 void validate(const AttentionParams& p);
+// The parameters and the problem's size: queries in [1, 2^16], keys in [1, 2^24] (a caller with
+// strided tensors checks these before reading them).
+void validate(const AttentionParams& p, std::int64_t queries, std::int64_t keys);
 // Sizes, values, positions and the mask: every row must see at least one key (a softmax over
 // nothing is undefined), and causal ALiBi needs no visible key after its query.
 void validate(const AttentionParams& p, const AttentionInputs& in);
