@@ -77,6 +77,7 @@ void PartCounts::add(const PartCounts& other) {
   for (const auto& [f, c] : other.judged) {
     judged[f].passed += c.passed;
     judged[f].failed += c.failed;
+    judged[f].without_lse += c.without_lse;
   }
   for (const auto& [why, by_format] : other.not_judged) {
     for (const auto& [f, n] : by_format) not_judged[why][f] += n;
