@@ -25,9 +25,8 @@ if [ "$filter" != all ]; then
 else
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
-  # The ABI has no attention entry point: attention is judged in process only (tests/suite).
-  "$posenc" conform --impl reference --profile exact --exclude attention --report "$out/in.json" >"$out/in.txt"
-  "$posenc" conform --impl "$reference_plugin" --profile exact --exclude attention --report "$out/abi.json" >"$out/abi.txt"
+  "$posenc" conform --impl reference --profile exact --report "$out/in.json" >"$out/in.txt"
+  "$posenc" conform --impl "$reference_plugin" --profile exact --report "$out/abi.json" >"$out/abi.txt"
   # passed, failed, not judged and (among those) bound-vacuous checks (case x format) from the
   # JSON report's summary.
   counts() {
