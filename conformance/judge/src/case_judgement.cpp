@@ -48,10 +48,24 @@ std::string describe_inputs(const VectorCase& c) {
   return s.str();
 }
 
+std::vector<std::size_t> accepted_value_counts(const VectorGroup& g, const VectorCase& c) {
+  std::vector<std::size_t> out{c.expected.size()};
+  if (g.type == CaseType::attention && c.valid) {
+    const auto a = std::get<cases::Attention>(typed_case(g, c));
+    out.push_back(static_cast<std::size_t>(a.in.queries * a.p.query_heads * a.p.value_dim));
+  }
+  return out;
+}
+
 bool answers_without_lse(const VectorGroup& g, const VectorCase& c, std::size_t values) {
-  if (g.type != CaseType::attention || !c.valid) return false;
-  const auto a = std::get<cases::Attention>(typed_case(g, c));
-  return values == static_cast<std::size_t>(a.in.queries * a.p.query_heads * a.p.value_dim);
+  const auto counts = accepted_value_counts(g, c);
+  return counts.size() == 2 && values == counts[1];
+}
+
+std::string value_counts_text(const std::vector<std::size_t>& counts) {
+  std::string s = std::to_string(counts.at(0)) + " outputs";
+  if (counts.size() > 1) s += " (O then L), or " + std::to_string(counts[1]) + " (O alone)";
+  return s;
 }
 
 std::string element_name(const VectorGroup& g, const VectorCase& c, std::size_t j) {

@@ -34,6 +34,10 @@ CaseJudgement judge_values(const VectorGroup& g, const VectorCase& c, const std:
 // Whether `values` values answer valid case c without all its outputs: an attention case's O
 // without L (SPEC.md sections 7 and 8: a kernel that forms no L is judged on O alone).
 bool answers_without_lse(const VectorGroup& g, const VectorCase& c, std::size_t values);
+// The numbers of values that answer valid case c: its outputs, and for attention O alone.
+std::vector<std::size_t> accepted_value_counts(const VectorGroup& g, const VectorCase& c);
+// "48 outputs", "48 outputs (O then L), or 36 (O alone)".
+std::string value_counts_text(const std::vector<std::size_t>& counts);
 // How failure messages name output j of the case: "O[query 0, head 3, column 17]" and
 // "L[query 0, head 3]" for attention, "element 17" for the other case types.
 std::string element_name(const VectorGroup& g, const VectorCase& c, std::size_t j);

@@ -100,6 +100,7 @@ struct PartCounts {
   std::int64_t failed() const;
   std::int64_t not_judged_total() const;
   std::int64_t not_judged_for(NotJudged why) const;
+  std::int64_t without_lse() const;  // judged checks of attention on O alone (Counts::without_lse)
   void add(const PartCounts& other);
 };
 
