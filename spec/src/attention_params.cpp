@@ -163,6 +163,17 @@ std::int64_t attention_outputs(const AttentionParams& p, std::int64_t queries) {
   return queries * p.query_heads * (p.value_dim + 1);
 }
 
+std::string attention_output_name(const AttentionParams& p, std::int64_t queries, std::size_t j) {
+  const auto heads = static_cast<std::size_t>(p.query_heads), dv = static_cast<std::size_t>(p.value_dim);
+  const std::size_t o_count = static_cast<std::size_t>(queries) * heads * dv;
+  if (j < o_count) {
+    return "O[query " + std::to_string(j / (heads * dv)) + ", head " + std::to_string(j / dv % heads) + ", column " +
+           std::to_string(j % dv) + "]";
+  }
+  const std::size_t row = j - o_count;
+  return "L[query " + std::to_string(row / heads) + ", head " + std::to_string(row % heads) + "]";
+}
+
 std::string_view to_string(AttentionMask v) { return kMasks[static_cast<std::size_t>(v)]; }
 
 AttentionMask parse_attention_mask(std::string_view s) {

@@ -71,14 +71,7 @@ std::string value_counts_text(const std::vector<std::size_t>& counts) {
 std::string element_name(const VectorGroup& g, const VectorCase& c, std::size_t j) {
   if (g.type != CaseType::attention || !c.valid) return "element " + std::to_string(j);
   const auto a = std::get<cases::Attention>(typed_case(g, c));
-  const auto heads = static_cast<std::size_t>(a.p.query_heads), dv = static_cast<std::size_t>(a.p.value_dim);
-  const std::size_t o_count = static_cast<std::size_t>(a.in.queries) * heads * dv;
-  if (j < o_count) {
-    return "O[query " + std::to_string(j / (heads * dv)) + ", head " + std::to_string(j / dv % heads) + ", column " +
-           std::to_string(j % dv) + "]";
-  }
-  const std::size_t row = j - o_count;
-  return "L[query " + std::to_string(row / heads) + ", head " + std::to_string(row % heads) + "]";
+  return attention_output_name(a.p, a.in.queries, j);
 }
 
 std::optional<double> case_position(const VectorCase& c) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "posenc/params/alibi.hpp"
@@ -75,6 +76,8 @@ void validate(const AttentionParams& p, const AttentionInputs& in);
 bool attention_visible(const AttentionParams& p, const AttentionInputs& in, std::int64_t i, std::int64_t j);
 // Number of outputs: O ([queries][query_heads][value_dim]) then L ([queries][query_heads]).
 std::int64_t attention_outputs(const AttentionParams& p, std::int64_t queries);
+// Output j's name: "O[query 0, head 3, column 17]" or "L[query 0, head 3]" (valid parameters).
+std::string attention_output_name(const AttentionParams& p, std::int64_t queries, std::size_t j);
 
 std::string_view to_string(AttentionMask v);
 AttentionMask parse_attention_mask(std::string_view s);
