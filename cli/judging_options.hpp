@@ -22,6 +22,7 @@ struct ConformOptions {
   std::vector<std::string> filter, exclude;
   std::optional<std::string> formats;
   std::optional<std::string> working_format;
+  std::optional<std::string> score_format, probability_format;
   std::optional<std::string> max_position;
   std::optional<std::string> checks;
   std::string max_failures = "5";

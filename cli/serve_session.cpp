@@ -48,6 +48,15 @@ void add_hf_rope_config(Json& group, const RopeParams& p) {
   }
 }
 
+// Attention's roundings as the session answers them: the storage formats that have one.
+Json rounding_formats(const std::map<Format, std::optional<Format>>& formats) {
+  Json out = Json::object();
+  for (const auto& [f, r] : formats) {
+    if (r) out[std::string(to_string(f))] = to_string(*r);
+  }
+  return out;
+}
+
 std::string format_names(const std::vector<Format>& formats) {
   std::string s;
   for (Format f : formats) s += (s.empty() ? "" : ",") + std::string(to_string(f));
@@ -104,6 +113,8 @@ Json ServeSession::describe() const {
               {"bound", options_.tolerance.scaled_bound ? Json(*options_.tolerance.scaled_bound) : Json(nullptr)},
               {"formats", formats},
               {"workingFormats", working},
+              {"scoreFormats", rounding_formats(options_.tolerance.score)},
+              {"probabilityFormats", rounding_formats(options_.tolerance.probability)},
               {"files", manifest_.size()}};
 }
 
@@ -181,7 +192,7 @@ Json ServeSession::judge(const JsonValue& request) {
     }
     // As in a results file (SPEC.md section 7).
     conformance::Outcome o = conformance::read_result_outcome(
-        results[i], f, at_case, c.valid ? std::optional<std::size_t>(c.expected.size()) : std::nullopt);
+        results[i], f, at_case, c.valid ? conformance::accepted_value_counts(g, c) : std::vector<std::size_t>{});
     checked.emplace_back(&g, &c, std::move(o));
   }
   Json verdicts = Json::array();

@@ -2,7 +2,7 @@
 """Checks an HTML report of posenc conform/compare in a real browser (headless Chromium).
 
 What a reader needs to see is checked where the browser laid it out:
-- every RoPE and sinusoidal vector file with position data in the JSON reports has a plot whose
+- every RoPE, sinusoidal and attention vector file with position data in the JSON reports has a plot whose
   rendered series (non-empty bounding boxes) are exactly one per report and format with data,
   with the line at margin 1, one accurate-context marker per series whose accurateContext has an
   upTo, and both axis labels; and each series draws exactly the report's errorByPosition points in
@@ -169,7 +169,7 @@ def expected_plots(reports):
     for r in reports:
         suffix = " \u2014 " + r["implementation"] if len(reports) > 1 else ""
         for g in r["groups"]:
-            if g["file"].split("/")[0] not in ("rope", "sinusoidal") or not g["errorByPosition"]:
+            if g["file"].split("/")[0] not in ("rope", "sinusoidal", "attention") or not g["errorByPosition"]:
                 continue
             labels, markers, passing, counts = plots.setdefault(g["file"], ([], 0, [], {}))
             formats = [f for f in FORMAT_COLOURS if any(p["format"] == f for p in g["errorByPosition"])]

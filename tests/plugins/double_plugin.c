@@ -45,7 +45,11 @@ const posenc_plugin_info* posenc_plugin_query(void) { return (const posenc_plugi
 #else
 static const posenc_plugin_info info = {POSENC_PLUGIN_ABI_VERSION, PLUGIN_NAME, "1",
                                         POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED,
-                                        {WORKING, WORKING, WORKING, WORKING}};
+                                        {WORKING, WORKING, WORKING, WORKING},
+                                        {POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE,
+                                         POSENC_ROUNDING_NONE},
+                                        {POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE,
+                                         POSENC_ROUNDING_NONE}};
 
 const posenc_plugin_info* posenc_plugin_query(void) { return &info; }
 #endif

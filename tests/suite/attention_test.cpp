@@ -21,7 +21,7 @@ using testing::KernelOptions;
 const std::filesystem::path kVectors = POSENC_VECTORS_DIR;
 
 RunReport judge(const KernelOptions& o, Profile profile, std::vector<std::string> filter = {"attention"},
-                const std::map<Format, Format>& probability = {},
+                const std::map<Format, std::optional<Format>>& probability = {},
                 std::vector<Format> formats = {kAllFormats[0], kAllFormats[1], kAllFormats[2], kAllFormats[3]}) {
   AttentionKernelImplementation kernel("attention kernel", o);
   RunOptions options;
@@ -94,7 +94,7 @@ TEST(Attention, ProbabilitiesRoundedToBf16PassOnlyWhenDeclared) {
   const RunReport undeclared = judge(o, Profile::standard, {"attention/decode"});
   EXPECT_FALSE(undeclared.conformant());
   EXPECT_GT(undeclared.part_counts(Part::accuracy).judged.at(Format::f32).failed, 0) << summary(undeclared);
-  const std::map<Format, Format> declared{{Format::f64, Format::bf16}, {Format::f32, Format::bf16},
+  const std::map<Format, std::optional<Format>> declared{{Format::f64, Format::bf16}, {Format::f32, Format::bf16},
                                           {Format::bf16, Format::bf16}, {Format::f16, Format::bf16}};
   const RunReport with_declaration = judge(o, Profile::standard, {"attention/decode"}, declared);
   EXPECT_TRUE(with_declaration.conformant()) << summary(with_declaration);

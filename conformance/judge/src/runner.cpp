@@ -19,11 +19,11 @@
 namespace posenc::conformance {
 namespace {
 
-void record_worst(Worst& w, double value, const VectorCase& c, Format f, std::size_t element) {
+void record_worst(Worst& w, double value, const VectorGroup& g, const VectorCase& c, Format f, std::size_t element) {
   if (value > w.value || (w.tc_id == 0 && value >= w.value)) {
     w.value = value;
     w.tc_id = c.tc_id;
-    w.where = std::string(to_string(f)) + " element " + std::to_string(element) + describe_inputs(c);
+    w.where = std::string(to_string(f)) + " " + element_name(g, c, element) + describe_inputs(c);
   }
 }
 
@@ -113,7 +113,9 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
   }
   if (o.status == Status::failed) return fail_unmeasured(o.message);
   if (o.status == Status::invalid) return fail_unmeasured("refused valid parameters: " + o.message);
-  if (o.values.size() != c.expected.size()) {
+  // An attention case answered with O alone is judged on O (its L not judged, and counted).
+  const bool without_lse = answers_without_lse(g, c, o.values.size());
+  if (o.values.size() != c.expected.size() && !without_lse) {
     return fail_unmeasured("returned " + std::to_string(o.values.size()) + " values, expected " +
                            std::to_string(c.expected.size()));
   }
@@ -130,11 +132,11 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
   }
   // A judged check: every element but those of a vacuous bound (a failure beyond such an
   // element is real, and the element itself says nothing).
-  for (std::size_t j = 0; j < specs.size(); ++j) {
+  for (std::size_t j = 0; j < judged.elements.size(); ++j) {
     if (judged.vacuous[j]) continue;
     const ElementError& e = judged.elements[j];
-    record_worst(r.worst_scaled, e.scaled, c, f, j);
-    record_worst(r.worst_ulp, e.ulp, c, f, j);
+    record_worst(r.worst_scaled, e.scaled, g, c, f, j);
+    record_worst(r.worst_ulp, e.ulp, g, c, f, j);
     tally.record_margin({e.margin, c.tc_id, static_cast<std::int64_t>(j), f, position});
     if (position) record_position(tally.by_position, *position, f, e);
   }
@@ -144,6 +146,7 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
   } else {
     fail(judged.message);
   }
+  if (without_lse) ++part.judged[f].without_lse;
 }
 
 }  // namespace
@@ -172,8 +175,12 @@ std::optional<AccurateContext> accurate_context(const std::map<double, ChecksAtP
 Tolerance with_declared_working_formats(const Tolerance& t, const Implementation& impl) {
   Tolerance out = t;
   for (Format f : kAllFormats) {
-    if (out.working.count(f)) continue;  // the user's --working-format wins
-    if (const auto w = impl.working_format(f)) out.working[f] = *w;
+    // The user's --working-format, --score-format and --probability-format win.
+    if (!out.working.count(f)) {
+      if (const auto w = impl.working_format(f)) out.working[f] = *w;
+    }
+    if (!out.score.count(f)) out.score[f] = impl.score_format(f);
+    if (!out.probability.count(f)) out.probability[f] = impl.probability_format(f);
   }
   return out;
 }

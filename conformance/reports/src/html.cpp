@@ -207,7 +207,8 @@ std::string verdict_section(const RunReport& r) {
   std::ostringstream s;
   const bool ok = r.conformant();
   s << "<section class=\"verdict " << (ok ? "pass" : "fail") << "\">\n<h2>" << markup_escape(r.implementation) << ": "
-    << (ok ? "CONFORMANT" : "NOT CONFORMANT") << "</h2>\n<p>profile " << markup_escape(profile_name(r)) << " · "
+    << (ok ? "CONFORMANT" : "NOT CONFORMANT") << "</h2>\n<p>profile " << markup_escape(profile_name(r))
+    << (rounding_text(r).empty() ? "" : " (" + markup_escape(rounding_text(r)) + ")") << " · "
     << r.passed() << " passed, " << r.failed() << " failed, " << r.not_judged() << " not judged (case x format checks)</p>\n";
   // The parts and the verdict line as the text summary says them (an unsupported property is
   // counted as such, never as passed or failed).
@@ -314,7 +315,9 @@ std::string html_report(const std::vector<RunReport>& reports) {
   for (const auto& r : reports) {
     for (const auto& f : r.files) {
       const std::string family = family_of(f.path);
-      if ((family == "rope" || family == "sinusoidal") && seen.insert(f.path).second) files.push_back(f.path);
+      if ((family == "rope" || family == "sinusoidal" || family == "attention") && seen.insert(f.path).second) {
+        files.push_back(f.path);
+      }
     }
   }
   for (const auto& file : files) s << error_plot(file, reports);

@@ -12,7 +12,8 @@ namespace posenc::conformance {
 namespace {
 
 // 4: the accurate context as an object per format (accurateContext), ended by a failure or the
-// last judged position, never by a check not judged.
+// last judged position, never by a check not judged; attention's score and probability formats
+// (scoreFormats, probabilityFormats) and the judged checks on O alone (withoutL).
 constexpr const char* kSchema = "posenc-report-4";
 using json_io::Json;
 using json_io::JsonValue;
@@ -185,7 +186,11 @@ void check_overall_context(const RunReport& r, const Location& at) {
 
 Json part_counts_json(const PartCounts& c) {
   Json judged = Json::object(), not_judged = Json::object();
-  for (const auto& [f, n] : c.judged) judged[std::string(to_string(f))] = {{"passed", n.passed}, {"failed", n.failed}};
+  for (const auto& [f, n] : c.judged) {
+    Json counts = {{"passed", n.passed}, {"failed", n.failed}};
+    if (n.without_lse > 0) counts["withoutL"] = n.without_lse;
+    judged[std::string(to_string(f))] = std::move(counts);
+  }
   for (const auto& [why, by_format] : c.not_judged) {
     Json formats = Json::object();
     for (const auto& [f, n] : by_format) formats[std::string(to_string(f))] = n;
@@ -205,9 +210,14 @@ PartCounts read_part_counts(const JsonValue& j, const Location& at) {
   json_io::require_only(j, {"judged", "notJudged"}, at);
   PartCounts c;
   read_by_format(json_io::member(j, "judged", at), at.field("judged"), [&](Format f, const JsonValue& v, const Location& where) {
-    json_io::require_only(v, {"passed", "failed"}, where);
-    c.judged[f].passed = read_count(json_io::member(v, "passed", where), where.field("passed"));
-    c.judged[f].failed = read_count(json_io::member(v, "failed", where), where.field("failed"));
+    json_io::require_only(v, {"passed", "failed", "withoutL"}, where);
+    Counts& n = c.judged[f];
+    n.passed = read_count(json_io::member(v, "passed", where), where.field("passed"));
+    n.failed = read_count(json_io::member(v, "failed", where), where.field("failed"));
+    if (const auto without = json_io::optional_member(v, "withoutL")) {
+      n.without_lse = read_count(*without, where.field("withoutL"));
+      if (n.without_lse > n.passed + n.failed) where.field("withoutL").fail("more than the checks judged");
+    }
   });
   const JsonValue not_judged = json_io::member(j, "notJudged", at);
   json_io::require_object(not_judged, at.field("notJudged"));
@@ -324,6 +334,15 @@ std::string report_json(const RunReport& report) {
   Json working = Json::object();
   for (Format f : kAllFormats) working[std::string(to_string(f))] = std::string(to_string(report.tolerance.working_format(f)));
   j["workingFormats"] = std::move(working);
+  // Attention's roundings: the storage formats that have one, and its format.
+  for (const auto& [key, formats] : {std::pair{"scoreFormats", &report.tolerance.score},
+                                     {"probabilityFormats", &report.tolerance.probability}}) {
+    Json rounded = Json::object();
+    for (const auto& [f, r] : *formats) {
+      if (r) rounded[std::string(to_string(f))] = std::string(to_string(*r));
+    }
+    j[key] = std::move(rounded);
+  }
   j["replay"] = report.replay;
   Json checks = Json::array(), asked_formats = Json::array();
   for (Part p : report.checks) checks.push_back(std::string(to_string(p)));
@@ -374,8 +393,9 @@ RunReport parse_report_json(const std::string& text, const std::string& source) 
   const json_io::JsonDocument parsed(text, source);
   const JsonValue j = parsed.root();
   const Location at{&source, std::nullopt, ""};
-  json_io::require_only(j, {"schema", "implementation", "profile", "scaledBound", "workingFormats", "replay", "checks",
-                            "asked", "conformant", "verdict", "summary", "accurateContext", "groups", "properties"},
+  json_io::require_only(j, {"schema", "implementation", "profile", "scaledBound", "workingFormats", "scoreFormats",
+                            "probabilityFormats", "replay", "checks", "asked", "conformant", "verdict", "summary",
+                            "accurateContext", "groups", "properties"},
                         at);
   const std::string schema = json_io::read_string(json_io::member(j, "schema", at), at.field("schema"));
   if (schema != kSchema) {
@@ -403,6 +423,12 @@ RunReport parse_report_json(const std::string& text, const std::string& source) 
     const Format w = read_format_name(json_io::member(working, std::string(to_string(f)), at.field("workingFormats")), where);
     if (w != Format::f32 && w != Format::f64) where.fail("'" + std::string(to_string(w)) + "' is not f32 or f64");
     r.tolerance.working[f] = w;
+  }
+  for (const auto& [key, formats] : {std::pair{"scoreFormats", &r.tolerance.score},
+                                     {"probabilityFormats", &r.tolerance.probability}}) {
+    read_by_format(json_io::member(j, key, at), at.field(key), [&](Format f, const JsonValue& v, const Location& where) {
+      (*formats)[f] = read_format_name(v, where);
+    });
   }
   r.replay = json_io::read_string(json_io::member(j, "replay", at), at.field("replay"));
   const auto checks = json_io::array_elements(json_io::member(j, "checks", at), at.field("checks"));

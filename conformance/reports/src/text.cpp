@@ -62,6 +62,10 @@ void print_summary(std::ostream& out, const RunReport& report, std::size_t max_f
           << to_string(f);
     }
   }
+  // Attention's declared roundings widen strict's and standard's bounds (SPEC.md section 5).
+  if (!report.tolerance.scaled_bound && report.tolerance.profile != Profile::exact) {
+    if (const std::string rounding = rounding_text(report); !rounding.empty()) out << "; " << rounding;
+  }
   out << "\n\n";
   out << std::left << std::setw(30) << "vectors" << std::right << std::setw(8) << "margin" << std::setw(8) << "passed"
       << std::setw(8) << "failed" << std::setw(12) << "not judged" << std::setw(14) << "worst scaled" << std::setw(11)

@@ -76,7 +76,32 @@ inline std::string judged_text(const PartCounts& c) {
   for (const auto& [f, n] : c.judged) {
     per_format += (per_format.empty() ? "" : ", ") + std::string(to_string(f)) + " " + thousands(n.judged());
   }
-  return thousands(c.passed() + c.failed()) + " checks judged" + (per_format.empty() ? "" : " (" + per_format + ")");
+  std::string s = thousands(c.passed() + c.failed()) + " checks judged" + (per_format.empty() ? "" : " (" + per_format + ")");
+  // Attention checks whose implementation gave O alone: their L was not judged (SPEC.md section 9).
+  if (c.without_lse() > 0) s += ", " + thousands(c.without_lse()) + " on O alone (L not given)";
+  return s;
+}
+
+// "scores rounded to bf16 for bf16, f16; probabilities rounded to bf16 for f64, f32, bf16, f16":
+// attention's declared roundings (SPEC.md section 5), or "" when there is none.
+inline std::string rounding_text(const RunReport& r) {
+  std::string s;
+  for (const auto& [what, formats] : {std::pair{"scores", &r.tolerance.score}, {"probabilities", &r.tolerance.probability}}) {
+    // Storage formats grouped by the format they round to, in format order.
+    std::map<Format, std::string> by_rounding;
+    for (Format f : kAllFormats) {
+      const auto it = formats->find(f);
+      if (it == formats->end() || !it->second) continue;
+      std::string& storage = by_rounding[*it->second];
+      storage += (storage.empty() ? "" : ", ") + std::string(to_string(f));
+    }
+    std::string part;
+    for (const auto& [rounding, storage] : by_rounding) {
+      part += (part.empty() ? "" : ", ") + std::string("to ") + std::string(to_string(rounding)) + " for " + storage;
+    }
+    if (!part.empty()) s += (s.empty() ? "" : "; ") + std::string(what) + " rounded " + part;
+  }
+  return s;
 }
 
 // "300 (no entry point 200, bound vacuous 100)", or "none".

@@ -85,6 +85,9 @@ struct Failure {
 
 struct Counts {
   std::int64_t passed = 0, failed = 0;
+  // Of those, the attention checks judged on O alone: the implementation gave no L (SPEC.md
+  // sections 7 and 8), which is then not judged.
+  std::int64_t without_lse = 0;
   std::int64_t judged() const { return passed + failed; }
 };
 
@@ -97,6 +100,7 @@ struct PartCounts {
   std::int64_t failed() const;
   std::int64_t not_judged_total() const;
   std::int64_t not_judged_for(NotJudged why) const;
+  std::int64_t without_lse() const;  // judged checks of attention on O alone (Counts::without_lse)
   void add(const PartCounts& other);
 };
 
@@ -167,8 +171,9 @@ struct RunReport {
   bool conformant() const;
 };
 
-// t with, for each storage format t names no working format for, the one impl declares (if any):
-// a working format the user gives (--working-format) wins over the implementation's.
+// t with, for each storage format t names no working format for, the one impl declares (if any),
+// and likewise attention's score and probability formats: a format the user gives
+// (--working-format, --score-format, --probability-format) wins over the implementation's.
 Tolerance with_declared_working_formats(const Tolerance& t, const Implementation& impl);
 // 2,481: a count as the verdict lines print it.
 std::string thousands(std::int64_t n);
