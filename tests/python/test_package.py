@@ -225,3 +225,106 @@ def test_a_model_config_s_vectors_take_the_name_given(tmp_path):
         posenc.Session(profile="exact", cli=CLI, hf_config=str(config), name="my/llama")
     assert os.listdir(posenc.generate_hf_vectors(config, tmp_path / "out", cli=CLI, name="llama-8b") + "/rope") == \
         ["llama-8b.json"]
+
+
+# --- attention (SPEC.md section 2.7) -------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def decode_cases(session):
+    return [c for c in session.cases("attention/decode", expected=True) if "f32" in c.formats]
+
+
+def split_o_l(case, fmt):
+    """The case's expected O and L in fmt, shaped as the judge takes them."""
+    shapes, values = case.attention_shapes(), case.expected(fmt)
+    n = int(np.prod(shapes["O"]))
+    return values[:n].reshape(shapes["O"]), values[n:].reshape(shapes["L"])
+
+
+def numpy_expressible(case):
+    p = case.params
+    rope = p.get("rope")
+    return (rope is not None and rope["layout"] == "half" and rope["rotary_dim"] == rope["head_dim"]
+            and rope["scaling"]["kind"] == "none" and "alibi" not in p and p["mask"] == "causal"
+            and not any(k.startswith("scale") for k in p) and not p.get("rope_table_given"))
+
+
+def numpy_attention(case):
+    """Softmax attention in binary64 with Hugging Face's rotate_half RoPE, inv_freq and angles
+    in binary64: what the decode file's groups (RoPE, half layout, no scaling) ask."""
+    p, pos = case.params, case.positions()
+    q, k, v = (x.astype(np.float64) for x in (case.q("f64"), case.k("f64"), case.v("f64")))
+    d = p["head_dim"]
+    inv_freq = 1.0 / p["rope"]["base"] ** (np.arange(0, d, 2, dtype=np.float64) / d)
+
+    def rope(x, positions):
+        angles = np.outer(np.array([t[0] for t in positions], dtype=np.float64), inv_freq)
+        cos, sin = (np.concatenate([f(angles)] * 2, axis=-1)[:, None, :] for f in (np.cos, np.sin))
+        rotated = np.concatenate([-x[..., d // 2:], x[..., :d // 2]], axis=-1)
+        return x * cos + rotated * sin
+
+    q, k = rope(q, pos["queryPositions"]), rope(k, pos["keyPositions"])
+    group = p["query_heads"] // p["kv_heads"]
+    k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+    s = np.einsum("qhd,khd->hqk", q, k) / np.sqrt(d)
+    nq, nk = q.shape[0], k.shape[0]
+    s[:, np.arange(nk)[None, :] > np.arange(nq)[:, None] + (nk - nq)] = -np.inf  # causal, bottom-right
+    m = s.max(axis=-1, keepdims=True)
+    e = np.exp(s - m)
+    o = np.einsum("hqk,khd->qhd", e / e.sum(axis=-1, keepdims=True), v)
+    return o, (m[..., 0] + np.log(e.sum(axis=-1))).T
+
+
+def test_attention_inputs_are_shaped_and_positions_are_per_token(decode_cases):
+    c = decode_cases[3]
+    shapes = c.attention_shapes()
+    assert c.q("bf16").shape == shapes["q"] and c.k("f32").shape == shapes["k"] and c.v("f16").shape == shapes["v"]
+    assert c.q("bf16", torch=True).dtype == torch.bfloat16 and c.q("bf16", torch=True).shape == shapes["q"]
+    keys = c.positions()["keyPositions"]
+    assert len(keys) == shapes["k"][0] and all(isinstance(t, tuple) and isinstance(t[0], int) for t in keys)
+
+
+def test_attention_expected_o_and_l_pass_and_o_alone_is_judged_on_o(decode_cases):
+    with posenc.Session(profile="strict", cli=CLI) as s:
+        c = decode_cases[3]
+        o, lse = split_o_l(c, "f32")
+        assert s.judge(c, "f32", torch.from_numpy(o), lse=torch.from_numpy(lse)).verdict == "pass"
+        alone = s.judge(c, "f32", o)
+        assert alone.verdict == "pass" and alone.worst.index < o.size
+        assert "1 on O alone (L not given)" in s.finish(filter="attention/decode", formats=["f32"]).text
+
+
+def test_a_binary64_attention_passes_and_a_wrong_one_fails_named(decode_cases):
+    with posenc.Session(profile="standard", cli=CLI) as s:
+        cases = [c for c in decode_cases if numpy_expressible(c)]
+        verdicts = [s.judge(c, "f64", *numpy_attention(c)[:1], lse=numpy_attention(c)[1]) for c in cases]
+        assert all(v.verdict in ("pass", "not judged") for v in verdicts), [v.message for v in verdicts]
+        assert sum(v.verdict == "pass" for v in verdicts) >= len(verdicts) - 2, [v.message for v in verdicts]
+        c = decode_cases[4]
+        o, lse = numpy_attention(c)
+        o[0, 1] = numpy_attention(decode_cases[3])[0][0, 1]  # head 1 answered from another case
+        with pytest.raises(AssertionError, match=r"O\[query 0, head 1, column \d+\]"):
+            s.judge(c, "f64", o, lse=lse).check()
+
+
+def test_attention_outputs_in_another_layout_or_size_are_refused(decode_cases):
+    c = decode_cases[5]
+    o, lse = split_o_l(c, "f32")
+    with pytest.raises(posenc.PosencError, match=r"O has shape \(1, 4, 1, 64\), expected \(1, 4, 64\)"):
+        session_judge(c, torch.from_numpy(o).transpose(0, 1)[None])  # SDPA's [batch, heads, queries, dim]
+    with pytest.raises(posenc.PosencError, match=r"L \(lse\) has shape \(3,\), expected \(1, 4\)"):
+        session_judge(c, o, lse=lse.reshape(-1)[:3])
+    with posenc.Session(profile="strict", cli=CLI) as s:
+        rope = s.cases("rope/none")[0]
+        with pytest.raises(posenc.PosencError, match="lse is an attention output"):
+            s.judge(rope, rope.formats[0], np.zeros(rope.outputs), lse=np.zeros(1))
+
+
+def session_judge(case, o, lse=None):
+    with posenc.Session(profile="strict", cli=CLI) as s:
+        return s.judge(case, "f32", o, lse=lse)
+
+
+def test_declared_probability_format_reaches_the_session():
+    with posenc.Session(profile="standard", cli=CLI, probability_format="bf16", score_format="f32=f32") as s:
+        assert s.info["probabilityFormats"]["bf16"] == "bf16" and s.info["scoreFormats"] == {"f32": "f32"}
