@@ -1,7 +1,8 @@
 """The peers' table (docs/peers.md) from their JSON reports: peers/table.py OUTDIR [FILTER] > peers.md.
 
 Reads what peers/run.sh left in OUTDIR: ROW.PROFILE.json (posenc verify --report, SPEC.md section
-9), NAME.unsupported.txt, NAME.skipped, timings.txt. Per row, vector file and format, under each
+9), NAME.rows.json (each row's framework, version and dtype), NAME.unsupported.txt, NAME.skipped,
+timings.txt. Per row, vector file and format, under each
 profile: the verdict (pass: every judged check passed; FAIL: one failed; not judged: none was),
 the worst margin with its case and position (`worstMarginByFormat`) and the accurate context
 (`accurateUpTo`: every judged case up to that |position| passes). Nothing here is typed by hand.
@@ -27,6 +28,15 @@ def load(out):
             with open(path) as f:
                 rows.setdefault(row, {})[profile] = json.load(f)
     return rows
+
+
+def load_rows(out):
+    """{row: {framework, version, dtype}} from every NAME.rows.json."""
+    columns = {}
+    for path in sorted(glob.glob(os.path.join(out, "*.rows.json"))):
+        with open(path) as f:
+            columns.update(json.load(f))
+    return columns
 
 
 def number(v):
@@ -101,9 +111,9 @@ def print_configs(out):
         with open(path) as f:
             doc = json.load(f)
         print(f"\n## The configs ({doc['peer']})\n")
-        print("Each test group ran as this config (the model config class's keyword arguments; "
-              "`seqLen`: the forward's max(position_ids) + 1), groups of one file with the same config "
-              "together; the full lists are in the run's " + os.path.basename(path) + ".\n")
+        print("Each test group ran as this config (the keyword arguments of the peer's config class, module "
+              "or call; `seqLen`: the case's seq_len, which the forward makes), groups of one file with the same "
+              "config together; the full lists are in the run's " + os.path.basename(path) + ".\n")
         print("| file | groups | rotary module | rotation | config | seqLen |")
         print("|---|---|---|---|---|---|")
         seen = {}
@@ -116,7 +126,7 @@ def print_configs(out):
                   f"{seq_len if seq_len is not None else ''} |")
         for r in doc.get("refusals", []):
             ids = ", ".join(map(str, r["tcIds"]))
-            print(f"\n- {r['file']} tcIds {ids}: {r['how']} (answered invalid: transformers refused it)")
+            print(f"\n- {r['file']} tcIds {ids}: {r['how']} (answered invalid: the peer refused it)")
 
 
 def main(out, filter_=""):
@@ -143,10 +153,13 @@ def main(out, filter_=""):
         print(f"- `{row}`: {impl}")
     for (name, profile), (s, avg) in sorted(timings.items()):
         print(f"- {name} under {profile}: {s:.1f} s wall, every row (1-minute load average {avg} at its start)")
+    columns = load_rows(out)
     print("\n## Summary\n")
-    print("| row | profile | verdict | checks judged | failed | not judged | why not conformant |")
-    print("|---|---|---|---|---|---|---|")
+    print("| row | framework | version | dtype | profile | verdict | checks judged | failed | not judged | "
+          "why not conformant |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row, by_profile in rows.items():
+        c = columns.get(row, {})
         for profile in PROFILES:
             r = by_profile.get(profile)
             if r:
@@ -154,7 +167,8 @@ def main(out, filter_=""):
                 v = r["verdict"]
                 why = [f"{part}: {x}" for part in ("accuracy", "validation") for x in v[part]["reasons"]]
                 why += v["coverage"]
-                print(f"| `{row}` | {profile} | {'CONFORMANT' if r['conformant'] else 'NOT CONFORMANT'} | "
+                print(f"| `{row}` | {c.get('framework', '')} | {c.get('version', '')} | {c.get('dtype', '')} | "
+                      f"{profile} | {'CONFORMANT' if r['conformant'] else 'NOT CONFORMANT'} | "
                       f"{s['passed'] + s['failed']:,} | {s['failed']:,} | {sum(s['notJudged'].values()):,} | "
                       f"{'; '.join(why)} |")
     print("\n## Per file and format\n")
