@@ -5,7 +5,9 @@
 #   scripts/requirements-python.txt        with `python` or `peers`: PyPI torch and numpy for the
 #                                          Python package's tests and examples, scikit-build-core;
 #   scripts/requirements-peers.txt         with `peers`: the peers' frameworks (peers/README.md);
-#   scripts/requirements-peers-nodeps.txt  with `peers`: installed with --no-deps (the file says why).
+#   scripts/requirements-peers-nodeps.txt  with `peers`: installed with --no-deps (the file says why);
+#   scripts/requirements-peers-transformers-4.49.txt  with `peers`: into .venv/transformers-4.49
+#                                          (--target, --no-deps), beside the venv's transformers 5.
 # Each file has its own stamp, so a venv that already has exactly those packages is left alone, and
 # changing one file reinstalls only its packages (a change to requirements-test.txt remakes .venv).
 # The wheels are downloaded once into a wheelhouse, POSENC_WHEELHOUSE (default
@@ -24,7 +26,7 @@ install() {
   local requirements=$1 stamp=$venv/${1##*/}.sha256
   shift
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(sha "$requirements")" ]; then return; fi
-  echo "posenc: $venv: pip install -r $requirements (wheels in $wheels)"
+  echo "posenc: $venv: pip install $* -r $requirements (wheels in $wheels)"
   mkdir -p "$wheels"
   pip download --quiet --no-deps --only-binary :all: --dest "$wheels" -r "$requirements"
   pip install --quiet --no-index --find-links "$wheels" "$@" -r "$requirements"
@@ -44,6 +46,8 @@ case ${1:-} in
     install scripts/requirements-python.txt
     install scripts/requirements-peers.txt
     install scripts/requirements-peers-nodeps.txt --no-deps
+    if ! [ -f "$venv/requirements-peers-transformers-4.49.txt.sha256" ]; then rm -rf "$venv/transformers-4.49"; fi
+    install scripts/requirements-peers-transformers-4.49.txt --no-deps --upgrade --target "$venv/transformers-4.49"
     # Every declared requirement is met but those of the --no-deps packages, which are shown.
     nodeps=$(sed -n 's/^\([A-Za-z0-9_.-]*\)==.*/\1/p' scripts/requirements-peers-nodeps.txt | paste -sd'|')
     if ! unmet=$(pip check); then

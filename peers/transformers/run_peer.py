@@ -5,25 +5,34 @@ transformers-bf16, transformers-f16), each a results file (SPEC.md section 7) ju
 `posenc verify --report OUTDIR/transformers-ROW.PROFILE.json` (peers/peer_driver.py). Also writes
 OUTDIR/transformers.unsupported.txt (what was reported as unsupported, and why),
 OUTDIR/transformers.configs.json (the transformers config each test group became, and how
-transformers refused the invalid cases it refused) and OUTDIR/transformers.rows.json.
+transformers refused the invalid cases it refused) and OUTDIR/transformers.rows.json. With
+transformers 4.x first on PYTHONPATH (run.sh does it for 4.49.0), the same as transformers-4.49.
 """
 import sys
 
 import torch
+import transformers
 
-import hf_rope
 import peer_driver
+
+# transformers 5's API (hf_rope.py), or 4.x's for the 4.49.0 rows kept beside it (hf_rope_4.py).
+if int(transformers.__version__.split(".")[0]) >= 5:
+    import hf_rope
+    NAME = "transformers"
+else:
+    import hf_rope_4 as hf_rope
+    NAME = "transformers-" + ".".join(transformers.__version__.split(".")[:2])
 
 
 class Transformers:
-    name = "transformers"
+    name = NAME
     framework = "Hugging Face transformers"
     version = f"{hf_rope.VERSION} (torch {torch.__version__})"
     rows = {"f32": ("f32", "float32"), "bf16": ("bf16", "bfloat16"), "f16": ("f16", "float16")}
     working_format = "f32"  # transformers forms its angles in float32 in every dtype
 
     def describe(self, row):
-        return f"transformers-{row}: {hf_rope.describe()}, model dtype {hf_rope.DTYPES[row]}"
+        return f"{NAME}-{row}: {hf_rope.describe()}, model dtype {hf_rope.DTYPES[row]}"
 
     def prepare(self, case, group):
         return hf_rope.build(case)
