@@ -29,6 +29,7 @@ import types
 import torch
 import vllm
 from vllm.config import DeviceConfig, VllmConfig, set_current_vllm_config
+from vllm.model_executor.layers import rotary_embedding
 from vllm.model_executor.layers.rotary_embedding import get_rope
 
 import peer_driver
@@ -77,6 +78,9 @@ class Rope:
             if self.max_model_len is not None:
                 # Phi3LongRoPEScaledRotaryEmbedding reads only model_config.max_model_len.
                 object.__setattr__(config, "model_config", types.SimpleNamespace(max_model_len=self.max_model_len))
+            # get_rope keeps one module per argument set, but LongRoPE's depends on max_model_len too
+            # (one engine's, fixed): a module of another group's max_model_len is not this one's.
+            rotary_embedding._ROPE_DICT.clear()
             with set_current_vllm_config(config):
                 self.modules[dtype] = get_rope(self.head_dim, max_position=self.max_position,
                                                is_neox_style=self.neox, rope_parameters=self.rope_parameters,
