@@ -64,34 +64,38 @@ def _prepare_all(adapter, cases, refusals):
     return prepared, configs
 
 
-def _row(adapter, row, cases, prepared, reasons, refusals):
-    fmt = adapter.rows[row][0]
-    writer = posenc.ResultsWriter(adapter.describe(row), fmt, working_format=getattr(adapter, "working_format", None))
+def _rows(adapter, cases, prepared, reasons, refusals):
+    """{row: ResultsWriter}: every case in every row, a case's rows one after the other (so that
+    what an adapter builds per group and dtype is built once per group)."""
+    writers = {row: posenc.ResultsWriter(adapter.describe(row), fmt, working_format=getattr(adapter, "working_format", None))
+               for row, (fmt, _) in adapter.rows.items()}
     for case in cases:
-        if fmt not in case.formats:
-            continue
-        value = prepared[(case.file, case.group)]
-        if isinstance(value, str):
-            reasons[(case.file, value)].add(case.tc_id)
-            writer.add(case, status="unsupported")
-            continue
-        if value is None:
-            writer.add(case, status="invalid")
-            continue
-        try:
-            outputs = adapter.outputs(case, value, row)
-        except Unsupported as e:
-            reasons[(case.file, str(e))].add(case.tc_id)
-            writer.add(case, status="unsupported")
-            continue
-        except Exception as e:  # the framework refused the case at run time
-            if case.valid:
-                raise
-            refusals[(case.file, f"refused at run time: {type(e).__name__}: {e}")].add(case.tc_id)
-            writer.add(case, status="invalid")
-            continue
-        writer.add(case, outputs)
-    return writer
+        for row, (fmt, _) in adapter.rows.items():
+            if fmt not in case.formats:
+                continue
+            writer = writers[row]
+            value = prepared[(case.file, case.group)]
+            if isinstance(value, str):
+                reasons[(case.file, value)].add(case.tc_id)
+                writer.add(case, status="unsupported")
+                continue
+            if value is None:
+                writer.add(case, status="invalid")
+                continue
+            try:
+                outputs = adapter.outputs(case, value, row)
+            except Unsupported as e:
+                reasons[(case.file, str(e))].add(case.tc_id)
+                writer.add(case, status="unsupported")
+                continue
+            except Exception as e:  # the framework refused the case at run time
+                if case.valid:
+                    raise
+                refusals[(case.file, f"refused at run time: {type(e).__name__}: {e}")].add(case.tc_id)
+                writer.add(case, status="invalid")
+                continue
+            writer.add(case, outputs)
+    return writers
 
 
 def run(adapter, cli, out, profile, filter_=None):
@@ -106,11 +110,12 @@ def run(adapter, cli, out, profile, filter_=None):
     refusals = collections.defaultdict(set)
     prepared, configs = _prepare_all(adapter, cases, refusals)
     reasons = collections.defaultdict(set)
+    writers = _rows(adapter, cases, prepared, reasons, refusals)
     for row in adapter.rows:
         fmt = adapter.rows[row][0]
         name = f"{adapter.name}-{row}.{profile}"
         results = os.path.join(out, f"{name}.results.json")
-        _row(adapter, row, cases, prepared, reasons, refusals).write(results)
+        writers[row].write(results)
         args = [cli, "verify", "--results", results, "--profile", profile, "--formats", fmt,
                 "--report", os.path.join(out, f"{name}.json"), "--filter", ",".join(files)]
         run_ = subprocess.run(args, capture_output=True, text=True)

@@ -22,6 +22,7 @@ and 0 in its second (y_a = m cos t_i, y_b = m sin t_i, exactly). Not supported: 
 modules keep only the cache), the backward rotation, positions outside the cache (index_select
 refuses them; negative positions), fields get_rope does not read for the rope_type (listed).
 """
+import json
 import math
 import sys
 import types
@@ -51,6 +52,7 @@ READ = {
 }
 # The largest cache built here (positions); a group that needs more is not run (memory).
 MAX_CACHE = 1 << 18
+_CURRENT = {}  # the modules of the current arguments: {"arguments": get_rope's, dtype: module}
 
 
 def positions_of(case):
@@ -70,22 +72,37 @@ class Rope:
     def __init__(self, head_dim, max_position, neox, rope_parameters, cache, max_model_len, span):
         self.head_dim, self.max_position, self.neox = head_dim, max_position, neox
         self.rope_parameters, self.cache, self.max_model_len, self.span = rope_parameters, cache, max_model_len, span
-        self.modules = {}
+
+    def build(self, dtype, max_position):
+        config = VllmConfig(device_config=DeviceConfig(device="cpu"))
+        if self.max_model_len is not None:
+            # Phi3LongRoPEScaledRotaryEmbedding reads only model_config.max_model_len.
+            object.__setattr__(config, "model_config", types.SimpleNamespace(max_model_len=self.max_model_len))
+        # get_rope keeps one module per argument set, but LongRoPE's depends on max_model_len too (one
+        # engine's, fixed): a module of another group's max_model_len is not this one's.
+        rotary_embedding._ROPE_DICT.clear()
+        with set_current_vllm_config(config):
+            return get_rope(self.head_dim, max_position=max_position, is_neox_style=self.neox,
+                            rope_parameters=self.rope_parameters, dtype=dtype)
 
     def module(self, dtype):
-        if dtype not in self.modules:
-            config = VllmConfig(device_config=DeviceConfig(device="cpu"))
-            if self.max_model_len is not None:
-                # Phi3LongRoPEScaledRotaryEmbedding reads only model_config.max_model_len.
-                object.__setattr__(config, "model_config", types.SimpleNamespace(max_model_len=self.max_model_len))
-            # get_rope keeps one module per argument set, but LongRoPE's depends on max_model_len too
-            # (one engine's, fixed): a module of another group's max_model_len is not this one's.
-            rotary_embedding._ROPE_DICT.clear()
-            with set_current_vllm_config(config):
-                self.modules[dtype] = get_rope(self.head_dim, max_position=self.max_position,
-                                               is_neox_style=self.neox, rope_parameters=self.rope_parameters,
-                                               dtype=dtype)
-        return self.modules[dtype]
+        """The group's module in dtype. Only the modules of the current arguments are kept (the
+        driver runs a group's cases together, and a file's groups of the same parameters follow
+        each other): caches of up to MAX_CACHE positions for every group and dtype at once would
+        not fit in memory."""
+        key = (self.head_dim, self.max_position, self.neox, json.dumps(self.rope_parameters, sort_keys=True),
+               self.max_model_len)
+        if _CURRENT.get("arguments") != key:
+            _CURRENT.clear()
+            _CURRENT["arguments"] = key
+        if dtype not in _CURRENT:
+            _CURRENT[dtype] = self.build(dtype, self.max_position)
+        return _CURRENT[dtype]
+
+    def class_name(self):
+        """The class get_rope picks (it depends on rope_parameters alone): built with a cache of
+        two positions."""
+        return type(self.build(torch.float32, 2)).__name__
 
     def rotate(self, x, position, dtype):
         if any(not 0 <= p < self.cache for p in position):
@@ -168,7 +185,7 @@ class Vllm:
         return Rope(p["head_dim"], max_position, p["layout"] == "half", rp, cache, max_model_len, span)
 
     def config(self, case, rope):
-        return {"module": type(rope.module(torch.float32)).__name__,
+        return {"module": rope.class_name(),
                 "apply": "forward" if rope.max_model_len is not None else "forward_native",
                 "config": {"max_position": rope.max_position, "is_neox_style": rope.neox,
                            "rope_parameters": rope.rope_parameters,
