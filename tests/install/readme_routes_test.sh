@@ -39,7 +39,7 @@ if [ "$torch" = ON ]; then
   expect --regex "model-config route: float32 angles fail strict, strict only up to position 8" 1 \
     "f32 margin .*, strict up to position 8\( \|$\)" env PYTHONPATH="$PREFIX/share/posenc/python" "$python" my_model_rope.py strict
   expect --regex "Python torch route (the installed package): CONFORMANT under standard" 0 "^CONFORMANT" \
-    env PATH="$(dirname "$python"):$PATH" bash -e torch-route.sh
+    env PATH="$(dirname "$python"):$PATH" PYTHONPATH="$PREFIX/share/posenc/python" bash -e torch-route.sh
   expect --regex "Python torch route: float32 angles fail strict, strict only up to position 7" 1 \
     "f32 margin .*, strict up to position 7 (fails at position [0-9]*)$" env PYTHONPATH="$PREFIX/share/posenc/python" "$python" my_torch_rope.py strict
 else
