@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 # OFF skips the HTML report's headless-Chromium test and the browser it needs (~300 MB).
 BROWSER_TEST ?= ON
-# OFF skips the Python package's tests with PyTorch and Debian's python3-torch they need.
+# OFF skips the Python package's tests with PyTorch and the PyPI torch they need in .venv.
 PYTHON_TESTS ?= ON
 # OFF leaves out the peers label (peers/: known implementations such as Hugging Face transformers
 # judged on a small filter) and the PyPI packages of scripts/requirements-peers.txt.

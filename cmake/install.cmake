@@ -47,16 +47,19 @@ list(TRANSFORM POSENC_LAYERS PREPEND posenc_ OUTPUT_VARIABLE POSENC_LIBRARIES)
 
 install(TARGETS ${POSENC_LIBRARIES} EXPORT posencTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS posenc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Component `cli`: the CLI and the vectors it reads, which the Python package's wheel carries
+# (python/pyproject.toml installs this component alone).
+install(TARGETS posenc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
 install(TARGETS posenc_reference_plugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/posenc)
 foreach(dir spec models reference fast conformance/vectors conformance/judge conformance/abi conformance/adapters
             conformance/reports)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/vectors/ DESTINATION ${CMAKE_INSTALL_DATADIR}/posenc/vectors)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/vectors/ DESTINATION ${CMAKE_INSTALL_DATADIR}/posenc/vectors COMPONENT cli)
 # The Python package (pure Python, any interpreter version): PREFIX/share/posenc/python/posenc.
 # Put PREFIX/share/posenc/python on sys.path (PYTHONPATH, or a .pth file in site-packages); it
-# finds the CLI at PREFIX/bin/posenc (python/README.md). `pip install ./python` is the other way.
+# finds the CLI at PREFIX/bin/posenc (python/README.md). `pip install ./python` is the other way
+# (its wheel carries the component `cli`).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/src/posenc DESTINATION ${CMAKE_INSTALL_DATADIR}/posenc/python
   PATTERN __pycache__ EXCLUDE)
 

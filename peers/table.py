@@ -1,7 +1,8 @@
 """The peers' table (docs/peers.md) from their JSON reports: peers/table.py OUTDIR [FILTER] > peers.md.
 
 Reads what peers/run.sh left in OUTDIR: ROW.PROFILE.json (posenc verify --report, SPEC.md section
-9), NAME.unsupported.txt, NAME.skipped, timings.txt. Per row, vector file and format, under each
+9), NAME.rows.json (each row's framework, version and dtype), NAME.unsupported.txt, NAME.skipped,
+timings.txt. Per row, vector file and format, under each
 profile: the verdict (pass: every judged check passed; FAIL: one failed; not judged: none was),
 the worst margin with its case and position (`worstMarginByFormat`) and the accurate context
 (`accurateContext`'s `upTo`: every judged check up to that |position| passes; it ends at a failure
@@ -28,6 +29,15 @@ def load(out):
             with open(path) as f:
                 rows.setdefault(row, {})[profile] = json.load(f)
     return rows
+
+
+def load_rows(out):
+    """{row: {framework, version, dtype}} from every NAME.rows.json."""
+    columns = {}
+    for path in sorted(glob.glob(os.path.join(out, "*.rows.json"))):
+        with open(path) as f:
+            columns.update(json.load(f))
+    return columns
 
 
 def number(v):
@@ -102,9 +112,9 @@ def print_configs(out):
         with open(path) as f:
             doc = json.load(f)
         print(f"\n## The configs ({doc['peer']})\n")
-        print("Each test group ran as this config (the model config class's keyword arguments; "
-              "`seqLen`: the forward's max(position_ids) + 1), groups of one file with the same config "
-              "together; the full lists are in the run's " + os.path.basename(path) + ".\n")
+        print("Each test group ran as this config (the keyword arguments of the peer's config class, module "
+              "or call; `seqLen`: the case's seq_len, which the forward makes), groups of one file with the same "
+              "config together; the full lists are in the run's " + os.path.basename(path) + ".\n")
         print("| file | groups | rotary module | rotation | config | seqLen |")
         print("|---|---|---|---|---|---|")
         seen = {}
@@ -117,7 +127,50 @@ def print_configs(out):
                   f"{seq_len if seq_len is not None else ''} |")
         for r in doc.get("refusals", []):
             ids = ", ".join(map(str, r["tcIds"]))
-            print(f"\n- {r['file']} tcIds {ids}: {r['how']} (answered invalid: transformers refused it)")
+            print(f"\n- {r['file']} tcIds {ids}: {r['how']} (answered invalid: the peer refused it)")
+
+
+def verdict_kind(group, fmt):
+    """pass, FAIL or not judged: a cell's verdict without its counts."""
+    return cell(group, fmt)[0].split(" (")[0].strip("*") if group else "not judged"
+
+
+def print_version_changes(rows, columns):
+    """Where rows of one framework and dtype but different versions (NAME.rows.json) disagree: per
+    file, format and profile, each version's verdict. The causes are the peer's README's to say."""
+    families = {}
+    for row in rows:
+        c = columns.get(row)
+        if c:
+            families.setdefault((c["framework"], c["dtype"]), []).append(row)
+    lines = []
+    for (framework, dtype), members in sorted(families.items()):
+        if len({columns[r]["version"] for r in members}) < 2:
+            continue
+        members.sort(key=lambda r: columns[r]["version"])
+        groups = {r: {p: {g["file"]: g for g in rep["groups"]} for p, rep in rows[r].items()} for r in members}
+        files = sorted(set().union(*[set(g) for r in members for g in groups[r].values()]))
+        for file in files:
+            for profile in PROFILES:
+                fmts = sorted(set().union(*[set(formats_of(groups[r][profile][file])) for r in members
+                                            if file in groups[r].get(profile, {})]),
+                              key=("f64", "f32", "bf16", "f16").index)
+                for fmt in fmts:
+                    cells = [cell(groups[r][profile][file], fmt)[0] if file in groups[r].get(profile, {})
+                             else "not judged" for r in members]
+                    kinds = {verdict_kind(groups[r].get(profile, {}).get(file), fmt) for r in members}
+                    if len(kinds) > 1:
+                        said = "; ".join(f"{columns[r]['version'].split(' (')[0]}: {v}" for r, v in zip(members, cells))
+                        lines.append(f"| {framework} | {dtype} | {file} | {fmt} | {profile} | {said} |")
+    if lines:
+        print("\n## Verdicts that differ between versions\n")
+        print("Rows of the same framework and dtype in different versions, per file, format and profile where "
+              "their verdicts differ (pass, FAIL or not judged); each peer's README says which release "
+              "changed what, and why.\n")
+        print("| framework | dtype | file | format | profile | verdicts |")
+        print("|---|---|---|---|---|---|")
+        for line in lines:
+            print(line)
 
 
 def main(out, filter_=""):
@@ -146,10 +199,13 @@ def main(out, filter_=""):
         print(f"- `{row}`: {impl}")
     for (name, profile), (s, avg) in sorted(timings.items()):
         print(f"- {name} under {profile}: {s:.1f} s wall, every row (1-minute load average {avg} at its start)")
+    columns = load_rows(out)
     print("\n## Summary\n")
-    print("| row | profile | verdict | checks judged | failed | not judged | why not conformant |")
-    print("|---|---|---|---|---|---|---|")
+    print("| row | framework | version | dtype | profile | verdict | checks judged | failed | not judged | "
+          "why not conformant |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row, by_profile in rows.items():
+        c = columns.get(row, {})
         for profile in PROFILES:
             r = by_profile.get(profile)
             if r:
@@ -157,7 +213,8 @@ def main(out, filter_=""):
                 v = r["verdict"]
                 why = [f"{part}: {x}" for part in ("accuracy", "validation") for x in v[part]["reasons"]]
                 why += v["coverage"]
-                print(f"| `{row}` | {profile} | {'CONFORMANT' if r['conformant'] else 'NOT CONFORMANT'} | "
+                print(f"| `{row}` | {c.get('framework', '')} | {c.get('version', '')} | {c.get('dtype', '')} | "
+                      f"{profile} | {'CONFORMANT' if r['conformant'] else 'NOT CONFORMANT'} | "
                       f"{s['passed'] + s['failed']:,} | {s['failed']:,} | {sum(s['notJudged'].values()):,} | "
                       f"{'; '.join(why)} |")
     print("\n## Per file and format\n")
@@ -176,6 +233,7 @@ def main(out, filter_=""):
                     g = groups.get(p, {}).get(file)
                     cells += list(cell(g, fmt)) if g and fmt != "-" else ["not judged", "", ""]
                 print(f"| `{row}` | {file} | {fmt} | " + " | ".join(cells) + " |")
+    print_version_changes(rows, columns)
     print_configs(out)
     print("\n## Not supported, and skipped\n")
     for path in sorted(glob.glob(os.path.join(out, "*.skipped"))):

@@ -2,8 +2,9 @@
 # Installs the Debian packages one make target needs: scripts/install-deps.sh TARGET, TARGET one
 # of conform (the CLI: what every other target needs too), test, sanitize, fuzz, bench, peers; for
 # the targets that run the tests, also the tests' Python venv with its pinned PyPI packages
-# (scripts/python-venv.sh; with the peers' packages for test and peers). Installs only what is missing: one dpkg-query call answers for all, so
-# a prepared machine does not touch apt at all.
+# (scripts/python-venv.sh: PyPI torch for the Python package's tests, the peers' packages for test
+# and peers). Installs only what is missing: one dpkg-query call answers for all, so a prepared
+# machine does not touch apt at all.
 set -euo pipefail
 target=${1:-conform}
 
@@ -20,17 +21,14 @@ packages=(
 )
 tests=(
   libgtest-dev
-  python3-venv        # .venv (scripts/python-venv.sh): jsonschema-rs for the vector schemas
-  python3-numpy       # the seed 003 numpy RoPE example (examples/python), the Python package (python/), the bug zoo (bugs/)
+  python3-venv        # .venv (scripts/python-venv.sh): Debian's Python 3.11 and the tests' PyPI pins
+  python3-numpy       # with /usr/bin/python3: the seed 003 numpy RoPE example (examples/python), the bug zoo (bugs/)
 )
-# The Python package's tests (POSENC_PYTHON_TESTS=OFF skips them, and these): Debian's torch, as a
-# PyPI torch wheel for Linux is a multi-GB CUDA build; the tests run it in .venv, which sees it
-# (tests/python/CMakeLists.txt says which interpreter each test uses).
-python=(python3-torch)
 # The peers (peers/README.md; `make peers`, and the peers label of `make test` unless
-# POSENC_PEER_TESTS=OFF): transformers runs on Debian's torch and reads its config with PyYAML and
-# requests, Debian's; the rest of its PyPI packages are scripts/requirements-peers.txt's.
-peers=(python3-venv python3-numpy python3-torch python3-yaml python3-requests)
+# POSENC_PEER_TESTS=OFF): their Python packages, PyPI torch among them, are .venv's
+# (scripts/requirements-peers*.txt); the Python package's tests (POSENC_PYTHON_TESTS) need nothing
+# from Debian beyond python3-venv: their torch is .venv's too (scripts/requirements-python.txt).
+peers=(python3-venv)
 # The HTML report's browser test (POSENC_BROWSER_TEST=OFF skips it, and these, ~300 MB).
 browser=(chromium python3-pil)
 # The sanitized build and the libFuzzer targets: clang 16 (clang 14, Debian's default, has no
@@ -42,12 +40,9 @@ case $target in
   test)
     packages+=("${tests[@]}")
     if [ "${POSENC_BROWSER_TEST:-ON}" != OFF ]; then packages+=("${browser[@]}"); fi
-    if [ "${POSENC_PYTHON_TESTS:-ON}" != OFF ]; then packages+=("${python[@]}"); fi
     if [ "${POSENC_PEER_TESTS:-ON}" != OFF ]; then packages+=("${peers[@]}"); fi ;;
   peers) packages+=("${peers[@]}") ;;
-  sanitize)
-    packages+=("${tests[@]}" "${clang[@]}")
-    if [ "${POSENC_PYTHON_TESTS:-ON}" != OFF ]; then packages+=("${python[@]}"); fi ;;
+  sanitize) packages+=("${tests[@]}" "${clang[@]}") ;;
   fuzz) packages+=("${tests[@]}" "${clang[@]}") ;;
   bench) packages+=(libbenchmark-dev) ;;
   *) echo "install-deps.sh: unknown target '$target' (conform, test, sanitize, fuzz, bench, peers)" >&2; exit 2 ;;
@@ -59,11 +54,15 @@ missing=()
 for p in "${packages[@]}"; do
   grep -qxF "$p" <<<"$installed" || missing+=("$p")
 done
+# The venv's extras: the peers' packages (with torch) when the peers run, else torch when the
+# Python package's tests run, else the base pins alone.
+with_python() { if [ "${POSENC_PYTHON_TESTS:-ON}" != OFF ]; then echo python; fi; }
 venv() {
   case $target in
-    test) if [ "${POSENC_PEER_TESTS:-ON}" != OFF ]; then scripts/python-venv.sh peers; else scripts/python-venv.sh; fi ;;
+    test) if [ "${POSENC_PEER_TESTS:-ON}" != OFF ]; then scripts/python-venv.sh peers; else scripts/python-venv.sh $(with_python); fi ;;
     peers) scripts/python-venv.sh peers ;;
-    sanitize | fuzz) scripts/python-venv.sh ;;
+    sanitize) scripts/python-venv.sh $(with_python) ;;
+    fuzz) scripts/python-venv.sh ;;
   esac
 }
 cd "$(dirname "$0")/.."

@@ -1,32 +1,60 @@
 #!/usr/bin/env bash
-# scripts/python-venv.sh [peers]: makes .venv, the tests' Python: Debian's /usr/bin/python3 (the
-# interpreter the python3-* packages of install-deps.sh belong to, so the venv sees them too) plus
-# the pinned PyPI packages of scripts/requirements-test.txt; with `peers`, also those of
-# scripts/requirements-peers.txt (the peers' frameworks, peers/README.md). Each file has its own
-# stamp, so a venv that already has exactly those packages is left alone, and changing the peers'
-# pins reinstalls only them.
+# scripts/python-venv.sh [python|peers]: makes .venv, the tests' Python: Debian 12's /usr/bin/python3
+# (3.11; no system site packages, so that every package in it is one of these pins) with
+#   scripts/requirements-test.txt          always: jsonschema-rs (vector schemas), pytest;
+#   scripts/requirements-python.txt        with `python` or `peers`: PyPI torch and numpy for the
+#                                          Python package's tests and examples, scikit-build-core;
+#   scripts/requirements-peers.txt         with `peers`: the peers' frameworks (peers/README.md);
+#   scripts/requirements-peers-nodeps.txt  with `peers`: installed with --no-deps (the file says why);
+#   scripts/requirements-peers-transformers-4.49.txt  with `peers`: into .venv/transformers-4.49
+#                                          (--target, --no-deps), beside the venv's transformers 5.
+# Each file has its own stamp, so a venv that already has exactly those packages is left alone, and
+# changing one file reinstalls only its packages (a change to requirements-test.txt remakes .venv).
+# The wheels are downloaded once into a wheelhouse, POSENC_WHEELHOUSE (default
+# ~/.cache/pip/posenc-wheelhouse), and installed from it with --no-index: the registry here answers
+# without caching headers, so pip's own HTTP cache keeps nothing and every new venv would download
+# torch's 2.8 GB again. Wheels are never committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=.venv
-pip() { "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$1"; }
+wheels=${POSENC_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/pip/posenc-wheelhouse}
+pip() { "$venv/bin/python" -m pip --disable-pip-version-check --no-input "$@"; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
-
-requirements=scripts/requirements-test.txt
-stamp=$venv/requirements.sha256
-if ! [ -f "$stamp" ] || [ "$(cat "$stamp")" != "$(sha "$requirements")" ]; then
-  echo "posenc: making $venv (pip install -r $requirements)"
-  rm -rf "$venv"
-  /usr/bin/python3 -m venv --system-site-packages "$venv"
-  pip "$requirements"
+# install FILE [PIP-OPTIONS]: the pinned wheels of FILE into the wheelhouse (those already there
+# are kept), then into .venv from the wheelhouse alone.
+install() {
+  local requirements=$1 stamp=$venv/${1##*/}.sha256
+  shift
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(sha "$requirements")" ]; then return; fi
+  echo "posenc: $venv: pip install $* -r $requirements (wheels in $wheels)"
+  mkdir -p "$wheels"
+  pip download --quiet --no-deps --only-binary :all: --dest "$wheels" -r "$requirements"
+  pip install --quiet --no-index --find-links "$wheels" "$@" -r "$requirements"
   sha "$requirements" >"$stamp"
-fi
+}
 
-if [ "${1:-}" = peers ]; then
-  requirements=scripts/requirements-peers.txt
-  stamp=$venv/requirements-peers.sha256
-  if ! [ -f "$stamp" ] || [ "$(cat "$stamp")" != "$(sha "$requirements")" ]; then
-    echo "posenc: adding the peers' packages to $venv (pip install -r $requirements)"
-    pip "$requirements"
-    sha "$requirements" >"$stamp"
-  fi
+if ! [ -f "$venv/requirements-test.txt.sha256" ] ||
+  [ "$(cat "$venv/requirements-test.txt.sha256")" != "$(sha scripts/requirements-test.txt)" ]; then
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv "$venv"
 fi
+install scripts/requirements-test.txt
+case ${1:-} in
+  "") ;;
+  python) install scripts/requirements-python.txt ;;
+  peers)
+    install scripts/requirements-python.txt
+    install scripts/requirements-peers.txt
+    install scripts/requirements-peers-nodeps.txt --no-deps
+    if ! [ -f "$venv/requirements-peers-transformers-4.49.txt.sha256" ]; then rm -rf "$venv/transformers-4.49"; fi
+    install scripts/requirements-peers-transformers-4.49.txt --no-deps --upgrade --target "$venv/transformers-4.49"
+    # Every declared requirement is met but those of the --no-deps packages, which are shown.
+    nodeps=$(sed -n 's/^\([A-Za-z0-9_.-]*\)==.*/\1/p' scripts/requirements-peers-nodeps.txt | paste -sd'|')
+    if ! unmet=$(pip check); then
+      if grep -viE "^($nodeps) " <<<"$unmet"; then
+        echo "posenc: $venv: pip check: requirements unmet (above)" >&2
+        exit 1
+      fi
+    fi ;;
+  *) echo "python-venv.sh: unknown argument '$1' (none, python or peers)" >&2; exit 2 ;;
+esac

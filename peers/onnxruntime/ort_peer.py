@@ -221,11 +221,15 @@ def run(cli, op, row, profile, report, filter=None):
 
 def main():
     """ort_peer.py POSENC_CLI OUTDIR PROFILE [FILTER]: every op and row, in one process (one import
-    of torch and onnxruntime): OUTDIR/onnxruntime-OP-ROW.PROFILE.json and .txt, and
-    OUTDIR/onnxruntime.unsupported.txt."""
+    of torch and onnxruntime): OUTDIR/onnxruntime-OP-ROW.PROFILE.json and .txt,
+    OUTDIR/onnxruntime.unsupported.txt and OUTDIR/onnxruntime.rows.json."""
     cli, outdir, profile = sys.argv[1:4]
     filter = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
     posenc_filter = filter.replace(",", " ").split() if filter else None
+    with open(f"{outdir}/onnxruntime.rows.json", "w") as rows:  # the table's columns (peers/README.md)
+        json.dump({f"onnxruntime-{op}-{row}": {"framework": f"ONNX Runtime RotaryEmbedding ({op} op, {row} cache)",
+                                               "version": f"{ort.__version__} (onnx {onnx.__version__})",
+                                               "dtype": "float32, float16"} for op in OPS for row in ROWS}, rows, indent=1)
     with open(f"{outdir}/onnxruntime.unsupported.txt", "w") as unsupported:
         for op in OPS:
             for row in ROWS:

@@ -1,23 +1,20 @@
 #!/usr/bin/env bash
 # peers/transformers/run.sh POSENC_CLI OUTDIR PROFILE [FILTER]: Hugging Face transformers' RoPE
-# judged by posenc (peers/README.md). Writes OUTDIR/transformers-{f32,bf16,f16}.PROFILE.json
-# (posenc verify --report), transformers.unsupported.txt and transformers.configs.json; or
-# OUTDIR/transformers.skipped with the reason when transformers cannot be imported here.
-# The interpreter: POSENC_PEER_PYTHON, else the project's .venv (scripts/python-venv.sh peers).
+# judged by posenc (peers/README.md): transformers 5.25.0 (the venv's), rows
+# transformers-{f32,bf16,f16}, and transformers 4.49.0 (.venv/transformers-4.49, installed by
+# scripts/python-venv.sh peers), rows transformers-4.49-{f32,bf16,f16}, kept for the verdicts that
+# differ (README.md). Writes OUTDIR/NAME-ROW.PROFILE.json (posenc verify --report),
+# NAME.unsupported.txt, NAME.configs.json and NAME.rows.json, NAME transformers and
+# transformers-4.49; or NAME.skipped with the reason. The interpreter: POSENC_PEER_PYTHON, else the
+# project's .venv.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-cli=$1 out=$2 profile=$3 filter=${4:-}
-python=${POSENC_PEER_PYTHON:-$root/.venv/bin/python}
-mkdir -p "$out"
-rm -f "$out"/transformers.skipped "$out"/transformers-*."$profile".json
-if ! [ -x "$python" ]; then
-  echo "no Python at $python (scripts/python-venv.sh peers makes it)" >"$out/transformers.skipped"
-  exit 0
+bash "$here/../python_peer.sh" transformers "torch, transformers" "$here/run_peer.py" "$@"
+v4=$here/../../.venv/transformers-4.49
+if [ -d "$v4" ]; then
+  POSENC_PEER_PATH=$(cd "$v4" && pwd) bash "$here/../python_peer.sh" transformers-4.49 "torch, transformers" \
+    "$here/run_peer.py" "$@"
+else
+  mkdir -p "$2"
+  echo "no $v4 (scripts/python-venv.sh peers installs transformers 4.49.0 there)" >"$2/transformers-4.49.skipped"
 fi
-if ! why=$("$python" -I -c 'import torch, transformers' 2>&1); then  # -I: not the cwd's folders
-  echo "$python cannot import torch and transformers (scripts/python-venv.sh peers): ${why##*$'\n'}" \
-    >"$out/transformers.skipped"
-  exit 0
-fi
-PYTHONPATH="$root/python/src:$here" "$python" "$here/run_peer.py" "$cli" "$out" "$profile" ${filter:+"$filter"}

@@ -7,7 +7,7 @@
 # then a consumer that only reads vectors (examples/cpp/read_vectors.cpp), linked with the vectors
 # layer alone, whose link line must name neither the judge nor RapidCheck, SLEEF or MPFR.
 # Usage: readme_routes_test.sh BUILD_DIR README.md PYTHON TORCH (ON: run the torch routes, which
-# needs Debian's python3-torch in PYTHON)
+# need torch and numpy in PYTHON: the tests' .venv, scripts/requirements-python.txt)
 set -euo pipefail
 build=$1 readme=$2 python=$3 torch=$4
 source_dir=$(cd "$(dirname "$readme")" && pwd)
@@ -22,18 +22,7 @@ expect --regex "installed MANIFEST and schemas" 0 "rope.schema.json" ls "$PREFIX
   "$PREFIX/share/posenc/vectors/schema/rope.schema.json"
 
 mkdir "$tmp/work"
-"$python" - "$readme" "$tmp/work" <<'PY'
-import re, sys
-text = open(sys.argv[1], encoding="utf-8").read()
-snippets = re.findall(r"<!-- snippet: (\S+) -->\n```[a-z]*\n(.*?)```", text, re.S)
-names = [n for n, _ in snippets]
-want = ["my_model_rope.py", "model-route.sh", "myrope.c", "plugin-route.sh", "my_torch_rope.py", "torch-route.sh",
-        "my_results.py", "python-route.sh", "my_check.cpp", "CMakeLists.txt", "cpp-route.sh"]
-assert sorted(names) == sorted(want), f"README snippets {names}, expected {want}"
-for name, body in snippets:
-    open(f"{sys.argv[2]}/{name}", "w", encoding="utf-8").write(body)
-print("extracted", len(snippets), "snippets")
-PY
+"$python" "$source_dir/tests/install/readme_snippets.py" "$readme" "$tmp/work"
 cd "$tmp/work"
 expect --regex "C plugin route: CONFORMANT under standard" 0 "^CONFORMANT" bash -e plugin-route.sh
 expect --regex "C plugin route: its HTML report" 0 "error-plot" cat myrope.html
@@ -50,11 +39,11 @@ if [ "$torch" = ON ]; then
   expect --regex "model-config route: float32 angles fail strict, strict only up to position 8" 1 \
     "f32 margin .*, strict up to position 8\( \|$\)" env PYTHONPATH="$PREFIX/share/posenc/python" "$python" my_model_rope.py strict
   expect --regex "Python torch route (the installed package): CONFORMANT under standard" 0 "^CONFORMANT" \
-    env PATH="$(dirname "$python"):$PATH" bash -e torch-route.sh
+    env PATH="$(dirname "$python"):$PATH" PYTHONPATH="$PREFIX/share/posenc/python" bash -e torch-route.sh
   expect --regex "Python torch route: float32 angles fail strict, strict only up to position 7" 1 \
     "f32 margin .*, strict up to position 7 (fails at position [0-9]*)$" env PYTHONPATH="$PREFIX/share/posenc/python" "$python" my_torch_rope.py strict
 else
-  echo "skip: the model-config and Python torch routes (POSENC_PYTHON_TESTS=OFF: no Debian python3-torch)"
+  echo "skip: the model-config and Python torch routes (POSENC_PYTHON_TESTS=OFF: no torch in .venv)"
 fi
 expect --regex "results-file route: CONFORMANT under standard" 0 "^CONFORMANT" bash -e python-route.sh
 expect --regex "C++ route: find_package and pkg-config builds both CONFORMANT" 0 "^CONFORMANT" bash -e cpp-route.sh

@@ -22,7 +22,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "peers", "transformers"))
+sys.path[:0] = [os.path.join(HERE, "..", "..", "peers", "transformers"), os.path.join(HERE, "..", "..", "peers")]
 try:
     import hf_rope
 except ImportError as e:
@@ -81,7 +81,7 @@ def picked(cases):
         if count.get(key, 0) >= PER_TYPE:
             continue
         try:
-            model = hf_rope.Model(*hf_rope.model_config(case))
+            model = hf_rope.build(case)
         except (hf_rope.Unsupported, posenc.PosencError):
             continue
         count[key] = count.get(key, 0) + 1

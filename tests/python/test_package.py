@@ -38,6 +38,28 @@ def test_cli_not_found_names_both_ways(monkeypatch, tmp_path):
         find_cli()
 
 
+def test_cli_bundled_in_the_wheel_comes_before_path(monkeypatch, tmp_path):
+    """A pip-installed package (python/pyproject.toml) talks to the CLI its wheel carries, whatever
+    posenc is on PATH; POSENC_CLI and the cli argument still come first."""
+    def executable(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("#!/bin/sh\n")
+        path.chmod(0o755)
+        return str(path)
+    bundled = executable(tmp_path / "site" / "posenc" / "_cli" / "bin" / "posenc")
+    on_path = executable(tmp_path / "bin" / "posenc")
+    monkeypatch.setattr(posenc._cli, "BUNDLED", bundled)
+    monkeypatch.delenv("POSENC_CLI", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    assert find_cli() == bundled
+    monkeypatch.setenv("POSENC_CLI", on_path)
+    assert find_cli() == on_path
+    assert find_cli(cli=bundled) == bundled
+    monkeypatch.delenv("POSENC_CLI")
+    monkeypatch.setattr(posenc._cli, "BUNDLED", str(tmp_path / "absent" / "posenc"))
+    assert find_cli() == on_path
+
+
 def test_inputs_in_each_format(rotations):
     c = rotations[0]
     x = {f: c.inputs(f)["x"] for f in posenc.FORMATS}

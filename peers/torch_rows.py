@@ -1,0 +1,27 @@
+"""What the torch-module peers (torchtune, rotary_embedding_torch) share: their rows (one per
+model dtype) and the table of a rotation module as the rotation forms it."""
+import torch
+
+DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+ROWS = {"f32": ("f32", "float32"), "bf16": ("bf16", "bfloat16"), "f16": ("f16", "float16")}
+
+
+def position(v):
+    """A case's one-axis position as an int (several axes: the caller's Unsupported)."""
+    axes = v if isinstance(v, list) else [v]
+    if len(axes) != 1:
+        return None
+    return int(axes[0])
+
+
+def table_by_rotation(rotate, params):
+    """[m cos t_i..., m sin t_i...] over the rotated span's pairs as `rotate(x)` forms them: the
+    rotation of the vector with 1 in each pair's first element and 0 in its second gives y_a =
+    m cos t_i, y_b = m sin t_i exactly (x_a cos - x_b sin with x_b = 0)."""
+    n = params["rotary_dim"]
+    e = torch.zeros(params["head_dim"])
+    first = torch.arange(n // 2) if params["layout"] == "half" else 2 * torch.arange(n // 2)
+    second = first + n // 2 if params["layout"] == "half" else first + 1
+    e[first] = 1.0
+    y = rotate(e)
+    return torch.cat([y[first], y[second]])
