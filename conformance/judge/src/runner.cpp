@@ -138,8 +138,9 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
 Tolerance with_declared_working_formats(const Tolerance& t, const Implementation& impl) {
   Tolerance out = t;
   for (Format f : kAllFormats) {
-    if (out.working.count(f)) continue;  // the user's --working-format wins
+    if (out.working.count(f)) continue;  // the user's --working-format wins, for attention too
     if (const auto w = impl.working_format(f)) out.working[f] = *w;
+    if (const auto w = impl.attention_working_format(f)) out.attention_working[f] = *w;
   }
   return out;
 }
