@@ -271,7 +271,7 @@ void rotate_and_append(const AttentionPlan& plan, const KvCache& cache, std::int
 // hardware's prefetchers do not follow rows a token stride apart (generic/attend.hpp,
 // prefetch_rows).
 std::int64_t prefetch_keys(double cache_bytes) {
-  return 2 * cache_bytes > static_cast<double>(detail::core_cache_bytes()) ? 32 : 0;
+  return 2 * cache_bytes > static_cast<double>(detail::core_cache_bytes()) ? 2 * 16 : 0;
 }
 
 }  // namespace

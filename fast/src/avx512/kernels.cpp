@@ -178,9 +178,7 @@ struct Lanes {
   // 16 trees at once, each level adding the halves of two vectors' partial sums: 15 adds and 30
   // shuffles for 16 dot products (a tree per vector would take 4 adds and 4 shuffles each). Input
   // slot s takes acc[4 (s mod 4) + s / 4], so that lane i of the result is acc[i]'s sum.
-  template <int N>
-  static void reduce(const R* acc, float* out) {
-    static_assert(N == 16);
+  static R reduce16(const R* acc) {
     R w[8], z[4], r[2];
     const auto slot = [&](int s) { return acc[4 * (s % 4) + s / 4]; };
     for (int i = 0; i < 8; ++i) {
@@ -194,7 +192,55 @@ struct Lanes {
     for (int i = 0; i < 2; ++i) {
       r[i] = _mm512_add_ps(_mm512_shuffle_ps(z[2 * i], z[2 * i + 1], 0x44), _mm512_shuffle_ps(z[2 * i], z[2 * i + 1], 0xEE));
     }
-    _mm512_storeu_ps(out, _mm512_add_ps(_mm512_shuffle_ps(r[0], r[1], 0x88), _mm512_shuffle_ps(r[0], r[1], 0xDD)));
+    return _mm512_add_ps(_mm512_shuffle_ps(r[0], r[1], 0x88), _mm512_shuffle_ps(r[0], r[1], 0xDD));
+  }
+
+  // groups[g], lane h KC + j, is head h's key g KC + j (KC = 16 / HC): a transpose of HC-lane
+  // blocks (128-bit blocks for 4 heads, 256-bit halves for 2).
+  template <int HC>
+  static void by_head(const R* groups, R* out) {
+    if constexpr (HC == 1) {
+      out[0] = groups[0];
+    } else if constexpr (HC == 2) {
+      out[0] = _mm512_shuffle_f32x4(groups[0], groups[1], 0x44);
+      out[1] = _mm512_shuffle_f32x4(groups[0], groups[1], 0xEE);
+    } else {
+      static_assert(HC == 4);
+      const R t0 = _mm512_shuffle_f32x4(groups[0], groups[1], 0x44), t1 = _mm512_shuffle_f32x4(groups[2], groups[3], 0x44);
+      const R t2 = _mm512_shuffle_f32x4(groups[0], groups[1], 0xEE), t3 = _mm512_shuffle_f32x4(groups[2], groups[3], 0xEE);
+      out[0] = _mm512_shuffle_f32x4(t0, t1, 0x88);
+      out[1] = _mm512_shuffle_f32x4(t0, t1, 0xDD);
+      out[2] = _mm512_shuffle_f32x4(t2, t3, 0x88);
+      out[3] = _mm512_shuffle_f32x4(t2, t3, 0xDD);
+    }
+  }
+
+  // The tree of each of HC <= 4 vectors by one network (lane 4h: vector h's), where one tree each
+  // would take 4 times the shuffles: 8 blocks of two vectors, then 4-lane blocks of four, then
+  // within each 128-bit block.
+  template <class Op>
+  static R trees4(const R* v, Op op) {
+    const R w0 = op(_mm512_shuffle_f32x4(v[0], v[1], 0x44), _mm512_shuffle_f32x4(v[0], v[1], 0xEE));
+    const R w1 = op(_mm512_shuffle_f32x4(v[2], v[3], 0x44), _mm512_shuffle_f32x4(v[2], v[3], 0xEE));
+    const R z = op(_mm512_shuffle_f32x4(w0, w1, 0x88), _mm512_shuffle_f32x4(w0, w1, 0xDD));
+    const R c = op(z, _mm512_permute_ps(z, 0x4E));
+    return op(c, _mm512_permute_ps(c, 0xB1));
+  }
+  template <int HC, class Op>
+  static void heads(const R* v, float* out, Op op) {
+    R four[4];
+    for (int h = 0; h < 4; ++h) four[h] = v[h < HC ? h : 0];
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, trees4(four, op));
+    for (int h = 0; h < HC; ++h) out[h] = lanes[4 * h];
+  }
+  template <int HC>
+  static void hsum_heads(const R* v, float* out) {
+    heads<HC>(v, out, [](R a, R b) { return _mm512_add_ps(a, b); });
+  }
+  template <int HC>
+  static void hmax_heads(const R* v, float* out) {
+    heads<HC>(v, out, [](R a, R b) { return _mm512_max_ps(a, b); });
   }
 };
 

@@ -177,6 +177,8 @@ inline simde__m512 expf16_u10(simde__m512 a) {  // on halves, as sincosd8_u35
 #define _mm512_extracti32x4_epi32 simde_mm512_extracti32x4_epi32
 #undef _mm512_setzero_ps
 #define _mm512_setzero_ps simde_mm512_setzero_ps
+#undef _mm512_store_ps
+#define _mm512_store_ps simde_mm512_store_ps
 #undef _mm512_set1_ps
 #define _mm512_set1_ps simde_mm512_set1_ps
 #undef _mm512_add_ps

@@ -95,9 +95,14 @@ struct Lanes {
   }
   static float hsum(const R& v) { return tree_sum(v.v); }
   static float hmax(const R& v) { return tree_max(v.v); }
-  template <int N>
-  static void reduce(const R* acc, float* out) {
-    for (int i = 0; i < N; ++i) out[i] = tree_sum(acc[i].v);
+  static R reduce16(const R* acc) {
+    return each([&](int i) { return tree_sum(acc[i].v); });
+  }
+  // groups[g], lane h KC + j, is head h's key g KC + j (KC = 16 / HC).
+  template <int HC>
+  static void by_head(const R* groups, R* out) {
+    constexpr int kc = 16 / HC;
+    for (int h = 0; h < HC; ++h) out[h] = each([&](int k) { return groups[k / kc].v[h * kc + k % kc]; });
   }
 };
 
