@@ -101,7 +101,7 @@ void print_ratios(const Recorder& r) {
               "   same run)\n");
   if (!r.paired.empty()) {
     const int rounds = r.paired.begin()->second.ratio.rounds;
-    std::printf("\n issue 19's targets, paired: the median over %d rounds [quartiles], each round timing a batch of\n"
+    std::printf("\n targets, paired: the median over %d rounds [quartiles], each round timing a batch of\n"
                 " the fused calls beside batches of each roof on the same tensors; of the roofs, the one whose\n"
                 " median is the fastest, named at the end (bench/paired.hpp)\n",
                 rounds);

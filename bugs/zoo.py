@@ -485,10 +485,12 @@ def judge(cli, out, task, profiles):
 
 
 def model_vectors(cli, out, config_path):
-    """A model's vectors (`posenc generate --hf-config`): rope/<config stem>.json in a folder of its own."""
+    """A model's vectors (`posenc generate --hf-config`), named after the config file (--name):
+    rope/<config stem>.json in a folder of its own."""
     stem = os.path.splitext(os.path.basename(config_path))[0]
     folder = os.path.join(out, "model-vectors", stem)
-    subprocess.run([cli, "generate", "--hf-config", config_path, "--out", folder], check=True, capture_output=True)
+    subprocess.run([cli, "generate", "--hf-config", config_path, "--name", stem, "--out", folder], check=True,
+                   capture_output=True)
     with open(config_path) as f:
         return folder, f"rope/{stem}.json", json.load(f)
 

@@ -4,7 +4,8 @@ Reads what peers/run.sh left in OUTDIR: ROW.PROFILE.json (posenc verify --report
 9), NAME.unsupported.txt, NAME.skipped, timings.txt. Per row, vector file and format, under each
 profile: the verdict (pass: every judged check passed; FAIL: one failed; not judged: none was),
 the worst margin with its case and position (`worstMarginByFormat`) and the accurate context
-(`accurateUpTo`: every judged case up to that |position| passes). Nothing here is typed by hand.
+(`accurateContext`'s `upTo`: every judged check up to that |position| passes; it ends at a failure
+or at the last judged position). Nothing here is typed by hand.
 """
 import glob
 import json
@@ -53,8 +54,8 @@ def cell(group, fmt):
         else "not judged"
     worst = group["worstMarginByFormat"].get(fmt)
     at = "" if not worst else f"{number(worst['value'])} (tcId {worst['tcId']}, position {position(worst['position'])})"
-    accurate = group["accurateUpTo"].get(fmt, "") if fmt in group["accurateUpTo"] else ""
-    return verdict, at, "" if accurate == "" else position(accurate)
+    context = group["accurateContext"].get(fmt)
+    return verdict, at, "" if context is None else position(context["upTo"])
 
 
 def formats_of(group):
@@ -134,7 +135,9 @@ def main(out, filter_=""):
           " and was judged by `posenc verify` under `standard` and `strict` (conformance/SPEC.md section 5). "
           "Per row, vector file and format: the verdict (checks passed, or failed of judged), the worst "
           "margin (error / bound; above 1 fails) with its case and position, and the accurate context "
-          "(every judged case up to that |position| passes; `none`: the smallest already fails). "
+          "(every judged check up to that |position| passes: it ends at the first failure or at the last judged "
+          "position, and a check not judged for a vacuous bound does not end it; `none`: a check at the smallest "
+          "judged position fails). "
           "A check the peer does not support is not judged and listed below, never counted as a pass.\n")
     print(f"- command: `make peers` (`peers/run.sh build/posenc build/peers`), posenc {commit()}")
     print(f"- machine: {machine()}")

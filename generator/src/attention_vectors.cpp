@@ -1,19 +1,17 @@
 // Attention with its positional encoding inside (SPEC.md section 2.7): decode and prefill shapes,
-// RoPE with every scaling of published model configs, ALiBi with non-power-of-two head counts,
-// given cos/sin tables, and inputs chosen to make the softmax ill-conditioned.
+// RoPE with every scaling of published model configs, ALiBi with non-power-of-two head counts.
+// Ill-conditioned rows, given tables and invalid cases are in attention_edge_vectors.cpp.
 #include <cmath>
 
-#include "catalog.hpp"
+#include "attention_cases.hpp"
 #include "published_configs.hpp"
 #include "posenc/formulas/rope_frequencies.hpp"
 
 namespace posenc::generator {
-namespace {
-
-constexpr std::int64_t kMaxInt32 = 2147483647;
+namespace attention_cases {
 
 AttentionParams attention(std::int64_t head_dim, std::int64_t query_heads, std::int64_t kv_heads,
-                          std::optional<RopeParams> rope, AttentionMask mask = AttentionMask::causal) {
+                          std::optional<RopeParams> rope, AttentionMask mask) {
   AttentionParams p;
   p.head_dim = p.value_dim = head_dim;
   p.query_heads = query_heads;
@@ -23,7 +21,7 @@ AttentionParams attention(std::int64_t head_dim, std::int64_t query_heads, std::
   return p;
 }
 
-RopeParams llama_rope(std::int64_t head_dim, double base, RopeLayout layout = RopeLayout::half) {
+RopeParams llama_rope(std::int64_t head_dim, double base, RopeLayout layout) {
   RopeParams r;
   r.head_dim = r.rotary_dim = head_dim;
   r.base = base;
@@ -31,22 +29,13 @@ RopeParams llama_rope(std::int64_t head_dim, double base, RopeLayout layout = Ro
   return r;
 }
 
-// Grid values (SPEC.md section 3) times 2^shift: still 8 significant bits, and inside f16's
-// normal range for shift in [-10, 3], so exact in every format.
-std::vector<double> grid(SplitMix64& rng, std::int64_t n, int shift = 0) {
+std::vector<double> grid(SplitMix64& rng, std::int64_t n, int shift) {
   auto v = grid_vector(rng, n);
   for (auto& x : v) x = std::ldexp(x, shift);
   return v;
 }
 
-// The positions of a decode step: keys at first .. first + keys - 1 (the cache and the new
-// token), the query at the last of them.
-struct Shape {
-  std::int64_t queries, keys;
-  std::vector<std::int64_t> query_positions, key_positions;
-};
-
-Shape decode(std::int64_t keys, std::int64_t first, std::int64_t axes = 1) {
+Shape decode(std::int64_t keys, std::int64_t first, std::int64_t axes) {
   Shape s{1, keys, {}, {}};
   for (std::int64_t j = 0; j < keys; ++j) {
     for (std::int64_t a = 0; a < axes; ++a) s.key_positions.push_back(first + j);
@@ -55,13 +44,14 @@ Shape decode(std::int64_t keys, std::int64_t first, std::int64_t axes = 1) {
   return s;
 }
 
-// A causal block: the last `queries` of `keys` tokens at first .. first + keys - 1.
 Shape prefill(std::int64_t queries, std::int64_t keys, std::int64_t first) {
   Shape s{queries, keys, {}, {}};
   for (std::int64_t j = 0; j < keys; ++j) s.key_positions.push_back(first + j);
   for (std::int64_t i = 0; i < queries; ++i) s.query_positions.push_back(first + keys - queries + i);
   return s;
 }
+
+namespace {
 
 std::int64_t largest_position(const Shape& s) {
   std::int64_t m = 0;
@@ -70,21 +60,16 @@ std::int64_t largest_position(const Shape& s) {
   return m;
 }
 
-VectorCase make_case(const AttentionParams& p, const Shape& s, std::string comment, std::vector<std::string> flags) {
+}  // namespace
+
+VectorCase random_case(FileBuilder& b, const AttentionParams& p, const Shape& s, std::string comment,
+                       std::vector<std::string> flags, int q_shift) {
+  for (auto& f : position_flags(largest_position(s))) flags.push_back(f);
   VectorCase c = at_axes({}, std::move(comment), std::move(flags));
   c.attention.queries = s.queries;
   c.attention.keys = s.keys;
   c.attention.query_positions = s.query_positions;
   c.attention.key_positions = s.key_positions;
-  (void)p;
-  return c;
-}
-
-// Random q, k, v on the grid, q times 2^q_shift.
-VectorCase random_case(FileBuilder& b, const AttentionParams& p, const Shape& s, std::string comment,
-                       std::vector<std::string> flags, int q_shift = 0) {
-  for (auto& f : position_flags(largest_position(s))) flags.push_back(f);
-  VectorCase c = make_case(p, s, std::move(comment), std::move(flags));
   c.attention.q = grid(b.rng(), s.queries * p.query_heads * p.head_dim, q_shift);
   c.attention.k = grid(b.rng(), s.keys * p.kv_heads * p.head_dim);
   c.attention.v = grid(b.rng(), s.keys * p.kv_heads * p.value_dim);
@@ -105,10 +90,30 @@ void describe_attention_flags(FileBuilder& b) {
   b.note("FarPositions",
          "every position far from 0 while the distances stay small: attention depends on distances only, but an "
          "angle formed in binary32 is wrong there");
+  b.note("ChunkedPrefill", "a block of queries after earlier tokens: the causal mask is aligned to the last key");
+  b.note("ExplicitMask", "the case gives its own [queries][keys] mask");
+  b.note("Bidirectional", "no mask: every query sees every key (an encoder)");
   b.note("SingleKey", "one visible key: O is that key's value");
   b.note("ManyKeys", "thousands of keys: long sums in the softmax and in P V");
   b.note("SmallLogits", "q scaled down so that the logits span a few units: bf16 and f16 can resolve their errors");
+  b.note("LargeLogitRange",
+         "q scaled up so that the logits of a row span 30 or more: the weights span e^-30 and more, the largest "
+         "logit decides");
+  b.note("NearTie",
+         "two keys whose logits differ by about 2^-18 (keys one grid step apart): O lies near the mean of their "
+         "values, often near a rounding midpoint");
+  b.note("ExactTie", "keys whose logits are equal in exact arithmetic (equal keys at equal positions, or q = 0)");
+  b.note("ValueCancellation",
+         "two dominant keys with opposite values: |O| is far below sum_j p_j |v_j| (the element's scale)");
+  b.note("AttentionSink",
+         "a key aligned with the rotated query (q rotated back by the relative angle, rounded to the grid) takes "
+         "most of the weight, as the first token does in long contexts");
+  b.note("GivenTable",
+         "the rotation's cos/sin rows are inputs (rope_table_given), the reference's rows correctly rounded to the "
+         "group's format: judged in the formats where the table is exact");
 }
+
+namespace {
 
 VectorFile decode_file() {
   FileBuilder b("attention", "decode", 5001);
@@ -153,9 +158,6 @@ VectorFile decode_file() {
 VectorFile prefill_file() {
   FileBuilder b("attention", "prefill", 5002);
   describe_attention_flags(b);
-  b.note("ChunkedPrefill", "a block of queries after earlier tokens: the causal mask is aligned to the last key");
-  b.note("ExplicitMask", "the case gives its own [queries][keys] mask");
-  b.note("Bidirectional", "no mask: every query sees every key (an encoder)");
   const auto p = attention(32, 4, 2, llama_rope(32, 10000));
   b.group(CaseType::attention, p, "causal prefill, Llama-style RoPE, " + heads_text(p), kCommonGrid);
   for (std::int64_t first : {std::int64_t{0}, std::int64_t{1} << 20, kMaxInt32 - 15}) {
@@ -293,6 +295,12 @@ VectorFile alibi_file() {
 
 }  // namespace
 
-std::vector<VectorFile> attention_vectors() { return {decode_file(), prefill_file(), scalings_file(), alibi_file()}; }
+}  // namespace attention_cases
+
+std::vector<VectorFile> attention_vectors() {
+  using namespace attention_cases;
+  return {decode_file(),   prefill_file(),      scalings_file(), alibi_file(),
+          conditioning_file(), tables_file(), invalid_file()};
+}
 
 }  // namespace posenc::generator

@@ -46,7 +46,7 @@ void FileBuilder::check_formats(const VectorGroup& g, const VectorCase& c) const
   }
 }
 
-void FileBuilder::add(VectorCase c) {
+const VectorCase& FileBuilder::add(VectorCase c) {
   VectorCase& stored = push(std::move(c));
   const VectorGroup& g = file_.groups.back();
   check_formats(g, stored);
@@ -58,6 +58,7 @@ void FileBuilder::add(VectorCase c) {
   } catch (const Uncertifiable& e) {
     throw Uncertifiable(file_.relative_path() + " tcId " + std::to_string(stored.tc_id) + ": " + e.what());
   }
+  return stored;
 }
 
 void FileBuilder::add_invalid(VectorCase c, const std::string& parameter) {

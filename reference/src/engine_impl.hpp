@@ -95,6 +95,13 @@ std::vector<Rounded> Engine<L>::copy(std::span<const double> x) {
 }
 
 template <class L>
+std::vector<Rounded> Engine<L>::attention_scale(const AttentionParams& p) {
+  return detail::run<L>([&]<class R>(std::type_identity<R>) {
+    return std::vector<Approx<R>>{ref::attention_scale<R>(p)};
+  }, "attention scale");
+}
+
+template <class L>
 std::vector<Rounded> Engine<L>::attention(const AttentionParams& p, const AttentionInputs& in,
                                           std::vector<AttentionTerms>& terms) {
   const auto rows = static_cast<std::size_t>(in.queries * p.query_heads);

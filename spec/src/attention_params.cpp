@@ -79,6 +79,10 @@ void validate(const AttentionParams& p) {
   if (p.scale_denominator) check::finite_above("attention.scale_denominator", *p.scale_denominator, 0.0);
   if (p.scale_mscale_all_dim) {
     check::finite_above("attention.scale_mscale_all_dim", *p.scale_mscale_all_dim, 0.0);
+    if (p.scale) {
+      check::fail("attention.scale_mscale_all_dim", check::format_value(*p.scale_mscale_all_dim),
+                  "absent when attention.scale is given (it corrects the default scale 1/sqrt(d))");
+    }
     if (!p.rope || !p.rope->scaling.factor) {
       check::fail("attention.scale_mscale_all_dim", check::format_value(*p.scale_mscale_all_dim),
                   "absent unless the rope has a scaling factor (its g(factor, mscale_all_dim)^2)");
@@ -86,10 +90,14 @@ void validate(const AttentionParams& p) {
   }
 }
 
-void validate(const AttentionParams& p, const AttentionInputs& in) {
+void validate(const AttentionParams& p, std::int64_t queries, std::int64_t keys) {
   validate(p);
-  check::in_range("attention.queries", in.queries, 1, kMaxQueries);
-  check::in_range("attention.keys", in.keys, 1, kMaxKeys);
+  check::in_range("attention.queries", queries, 1, kMaxQueries);
+  check::in_range("attention.keys", keys, 1, kMaxKeys);
+}
+
+void validate(const AttentionParams& p, const AttentionInputs& in) {
+  validate(p, in.queries, in.keys);
   const std::int64_t axes = p.position_axes();
   check_size("attention.query_positions", in.query_positions.size(), in.queries * axes, "queries x position axes");
   check_size("attention.key_positions", in.key_positions.size(), in.keys * axes, "keys x position axes");
@@ -157,6 +165,17 @@ bool attention_visible(const AttentionParams& p, const AttentionInputs& in, std:
 
 std::int64_t attention_outputs(const AttentionParams& p, std::int64_t queries) {
   return queries * p.query_heads * (p.value_dim + 1);
+}
+
+std::string attention_output_name(const AttentionParams& p, std::int64_t queries, std::size_t j) {
+  const auto heads = static_cast<std::size_t>(p.query_heads), dv = static_cast<std::size_t>(p.value_dim);
+  const std::size_t o_count = static_cast<std::size_t>(queries) * heads * dv;
+  if (j < o_count) {
+    return "O[query " + std::to_string(j / (heads * dv)) + ", head " + std::to_string(j / dv % heads) + ", column " +
+           std::to_string(j % dv) + "]";
+  }
+  const std::size_t row = j - o_count;
+  return "L[query " + std::to_string(row / heads) + ", head " + std::to_string(row % heads) + "]";
 }
 
 std::string_view to_string(AttentionMask v) { return kMasks[static_cast<std::size_t>(v)]; }

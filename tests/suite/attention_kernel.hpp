@@ -40,6 +40,12 @@ struct KernelOptions {
   bool alibi_power_of_two = false;             // slopes 2^(-8(h+1)/n) for every head count
   bool rotate_all_dims = false;                // partial rotary rotating every dim of the head
   std::size_t block = 16;                      // keys per online-softmax block
+  // Bugs the attention properties (SPEC.md section 6) catch, whatever the positions:
+  bool ignore_scale = false;          // 1/sqrt(head_dim) even when the case gives its scale
+  bool positions_from_index = false;  // token t rotated at its index in the case, not its position
+  bool softmax_plus_one = false;      // exp(s_j) / (1 + sum_k exp(s_k)) (Miller's softmax1)
+  std::optional<Format> values;       // v rounded to this before P V (a V cache in bf16)
+  bool top_left_causal = false;       // causal row i sees keys 0..i (PyTorch's is_causal for n_q != n_k)
 };
 
 template <class T>
@@ -73,7 +79,8 @@ class AttentionKernel {
         std::vector<T> acc(dv, 0);
         std::vector<std::int64_t> visible;
         for (std::int64_t j = 0; j < a_.in.keys; ++j) {
-          if (attention_visible(p, a_.in, i, j)) visible.push_back(j);
+          const bool top_left = o_.top_left_causal && p.mask == AttentionMask::causal;
+          if (top_left ? j <= i : attention_visible(p, a_.in, i, j)) visible.push_back(j);
         }
         for (std::size_t start = 0; start < visible.size(); start += o_.block) {
           const std::size_t end = std::min(visible.size(), start + o_.block);
@@ -97,10 +104,13 @@ class AttentionKernel {
             sum += w;
             if (o_.probabilities) w = static_cast<T>(round_to(*o_.probabilities, w));
             const double* v = &a_.in.v[static_cast<std::size_t>(visible[n] * p.kv_heads + g) * dv];
-            for (std::size_t e = 0; e < dv; ++e) acc[e] += w * static_cast<T>(v[e]);
+            for (std::size_t e = 0; e < dv; ++e) {
+              acc[e] += w * static_cast<T>(o_.values ? round_to(*o_.values, v[e]) : v[e]);
+            }
           }
           running_max = block_max;
         }
+        if (o_.softmax_plus_one) sum += std::exp(-running_max);
         for (std::size_t e = 0; e < dv; ++e) out[row * dv + e] = round_to(f_, static_cast<double>(acc[e] / sum));
         out[l_start + row] = round_to(f_, static_cast<double>(running_max + std::log(sum)));
       }
@@ -111,18 +121,20 @@ class AttentionKernel {
  private:
   std::vector<std::int64_t> query_position(std::int64_t i) const {
     const auto axes = static_cast<std::size_t>(a_.p.position_axes());
+    if (o_.positions_from_index) return std::vector<std::int64_t>(axes, a_.in.keys - a_.in.queries + i);
     auto s = a_.in.query_positions.subspan(static_cast<std::size_t>(i) * axes, axes);
     return {s.begin(), s.end()};
   }
   std::vector<std::int64_t> key_position(std::int64_t j) const {
     const auto axes = static_cast<std::size_t>(a_.p.position_axes());
+    if (o_.positions_from_index) return std::vector<std::int64_t>(axes, j);
     auto s = a_.in.key_positions.subspan(static_cast<std::size_t>(j) * axes, axes);
     return {s.begin(), s.end()};
   }
 
   long double softmax_scale() const {
     const AttentionParams& p = a_.p;
-    if (p.scale) return *p.scale;
+    if (p.scale && !o_.ignore_scale) return *p.scale;
     long double s = 1 / std::sqrt(p.scale_denominator ? static_cast<long double>(*p.scale_denominator)
                                                       : static_cast<long double>(p.head_dim));
     if (p.scale_mscale_all_dim && !o_.drop_mscale) {

@@ -143,6 +143,10 @@ for path in files:
                     "logit_range": ({"F64"}, [n_q, h])}
             if p["mask"] == "explicit":
                 want["mask"] = ({"U8"}, [n_q, n_k])
+            if p.get("rope_table_given"):
+                rope = p["rope"]
+                pairs = (rope["head_dim"] if rope.get("partial") == "proportional" else rope["rotary_dim"]) // 2
+                want["table"] = (float_dtypes, [n_q + n_k, 2 * pairs])
             for what, (dtypes, shape) in want.items():
                 name = f"tc{t['tcId']}.{what}"
                 got = tensors.get(name)

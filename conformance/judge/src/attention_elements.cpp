@@ -21,7 +21,7 @@ long double softmax_scale(const AttentionParams& p) {
   return s;
 }
 
-long double norm(std::span<const double> v) {
+long double norm_in_long_double(std::span<const double> v) {
   long double sum = 0;
   for (double x : v) sum += static_cast<long double>(x) * x;
   return std::sqrt(sum);
@@ -63,7 +63,7 @@ void attention_elements(std::vector<ElementSpec>& out, const cases::Attention& a
     const auto position = in.key_positions.subspan(static_cast<std::size_t>(j) * axes, axes);
     key_angle_errors.push_back(angles ? largest_angle_error(*p.rope, *rope, position) : 0.0);
     for (std::int64_t g = 0; g < p.kv_heads; ++g) {
-      key_norms.push_back(norm(in.k.subspan(static_cast<std::size_t>(j * p.kv_heads + g) * d, d)));
+      key_norms.push_back(norm_in_long_double(in.k.subspan(static_cast<std::size_t>(j * p.kv_heads + g) * d, d)));
     }
   }
   const std::size_t o_count = static_cast<std::size_t>(in.queries * p.query_heads) * dv;
@@ -73,7 +73,7 @@ void attention_elements(std::vector<ElementSpec>& out, const cases::Attention& a
     for (std::int64_t h = 0; h < p.query_heads; ++h) {
       const std::size_t row = static_cast<std::size_t>(i * p.query_heads + h);
       const std::int64_t g = p.kv_head(h);
-      const long double q_norm = norm(in.q.subspan(row * d, d));
+      const long double q_norm = norm_in_long_double(in.q.subspan(row * d, d));
       AttentionElement e;
       e.head_dim = static_cast<double>(p.head_dim);
       e.rotated = p.rope.has_value();

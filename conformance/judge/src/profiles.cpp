@@ -209,12 +209,12 @@ Format Tolerance::attention_working_format(Format storage) const {
 
 std::optional<Format> Tolerance::score_format(Format storage) const {
   const auto it = score.find(storage);
-  return it == score.end() ? std::nullopt : std::optional<Format>(it->second);
+  return it == score.end() ? std::nullopt : it->second;
 }
 
 std::optional<Format> Tolerance::probability_format(Format storage) const {
   const auto it = probability.find(storage);
-  return it == probability.end() ? std::nullopt : std::optional<Format>(it->second);
+  return it == probability.end() ? std::nullopt : it->second;
 }
 
 double scaled_bound(const ElementSpec& e, const Tolerance& t, Format storage) {

@@ -53,5 +53,8 @@ struct AttentionResult {
   std::vector<AttentionTerms> terms;
 };
 AttentionResult attention(const AttentionParams& p, const AttentionInputs& in, Backend b = Backend::mpfr);
+// The softmax scale (SPEC.md section 2.7): the given scale, or 1/sqrt(denominator) times
+// DeepSeek-V2's mscale^2, rounded (the C ABI passes its binary64 value).
+Rounded attention_scale(const AttentionParams& p, Backend b = Backend::mpfr);
 
 }  // namespace posenc::reference

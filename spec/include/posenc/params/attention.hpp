@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "posenc/params/alibi.hpp"
@@ -64,6 +65,9 @@ struct AttentionInputs {
 };
 
 void validate(const AttentionParams& p);
+// The parameters and the problem's size: queries in [1, 2^16], keys in [1, 2^24] (a caller with
+// strided tensors checks these before reading them).
+void validate(const AttentionParams& p, std::int64_t queries, std::int64_t keys);
 // Sizes, values, positions and the mask: every row must see at least one key (a softmax over
 // nothing is undefined), and causal ALiBi needs no visible key after its query.
 void validate(const AttentionParams& p, const AttentionInputs& in);
@@ -72,6 +76,8 @@ void validate(const AttentionParams& p, const AttentionInputs& in);
 bool attention_visible(const AttentionParams& p, const AttentionInputs& in, std::int64_t i, std::int64_t j);
 // Number of outputs: O ([queries][query_heads][value_dim]) then L ([queries][query_heads]).
 std::int64_t attention_outputs(const AttentionParams& p, std::int64_t queries);
+// Output j's name: "O[query 0, head 3, column 17]" or "L[query 0, head 3]" (valid parameters).
+std::string attention_output_name(const AttentionParams& p, std::int64_t queries, std::size_t j);
 
 std::string_view to_string(AttentionMask v);
 AttentionMask parse_attention_mask(std::string_view s);

@@ -78,10 +78,10 @@ struct Tolerance {
   // (Implementation::attention_working_format); without an entry, working_format's.
   std::map<Format, Format> attention_working;
   Format attention_working_format(Format storage) const;
-  // Attention (SPEC.md section 5): the formats an implementation declares it rounds the scores
-  // s = scale q.k (+ bias) and the softmax's probabilities P to, per storage format; without an
-  // entry they stay in the working format.
-  std::map<Format, Format> score, probability;
+  // Attention (SPEC.md section 5): the formats the scores s = scale q.k (+ bias) and the
+  // softmax's probabilities P are rounded to, per storage format (declared by the implementation,
+  // or the user's); without an entry, or with an empty one, they stay in the working format.
+  std::map<Format, std::optional<Format>> score, probability;
   std::optional<Format> score_format(Format storage) const;
   std::optional<Format> probability_format(Format storage) const;
 };
