@@ -268,8 +268,7 @@ void rotate_and_append(const AttentionPlan& plan, const KvCache& cache, std::int
 }
 
 // How far ahead an item prefetches its rows, in keys: beyond the core's own cache, the
-// hardware's prefetchers do not follow rows a token stride apart (generic/attend.hpp,
-// prefetch_rows).
+// hardware's prefetchers do not follow rows a token stride apart (generic/attend.hpp, Ahead).
 std::int64_t prefetch_keys(double cache_bytes) {
   return 2 * cache_bytes > static_cast<double>(detail::core_cache_bytes()) ? 2 * 16 : 0;
 }
