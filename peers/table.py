@@ -14,6 +14,8 @@ import platform
 import subprocess
 import sys
 
+import attention_table  # peers/attention_table.py, beside this file
+
 PROFILES = ("standard", "strict")
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
@@ -177,6 +179,8 @@ def main(out, filter_=""):
                     cells += list(cell(g, fmt)) if g and fmt != "-" else ["not judged", "", ""]
                 print(f"| `{row}` | {file} | {fmt} | " + " | ".join(cells) + " |")
     print_configs(out)
+    print()
+    attention_table.main(out)  # the attention rows, one line per row and format
     print("\n## Not supported, and skipped\n")
     for path in sorted(glob.glob(os.path.join(out, "*.skipped"))):
         with open(path) as f:

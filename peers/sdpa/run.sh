@@ -3,7 +3,7 @@
 # (peers/README.md's contract), judged through the Python package by peers/attention_driver.py:
 # OUTDIR/sdpa-ROW.PROFILE.json per row, sdpa.unsupported.txt and sdpa.rows.json; or
 # OUTDIR/sdpa.skipped with the reason when the project's .venv (or POSENC_PEER_PYTHON) cannot
-# import torch, transformers. FILTER: attention files, comma-separated (default every attention file).
+# import torch.nn.attention, transformers. FILTER: attention files, comma-separated (default every attention file).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -15,8 +15,8 @@ if ! [ -x "$python" ]; then
   echo "no Python at $python (scripts/python-venv.sh peers makes it)" >"$out/sdpa.skipped"
   exit 0
 fi
-if ! why=$(cd / && "$python" -c "import torch, transformers" 2>&1); then  # from /: not the cwd's folders
-  echo "$python cannot import torch, transformers (scripts/python-venv.sh peers): ${why##*$'\n'}" >"$out/sdpa.skipped"
+if ! why=$(cd / && "$python" -c "import torch.nn.attention, transformers" 2>&1); then  # from /: not the cwd's folders
+  echo "$python cannot import torch.nn.attention, transformers (scripts/python-venv.sh peers): ${why##*$'\n'}" >"$out/sdpa.skipped"
   exit 0
 fi
 PYTHONPATH="$root/python/src:$root/peers:$root/peers/onnxruntime:$here" "$python" "$here/sdpa_peer.py" "$cli" "$out" "$profile" ${filter:+"$filter"}
