@@ -45,11 +45,13 @@ class Row:
 
 
 def run(adapter, cli, out, profile, filter_=None):
-    """Every row of adapter under profile on the files filter_ selects (comma- or space-separated;
-    default every attention file): OUTDIR/NAME-ROW.PROFILE.json and .txt, NAME.unsupported.txt and
-    NAME.rows.json."""
+    """Every row of adapter under profile on the attention files filter_ selects (comma- or
+    space-separated; default every attention file; none: nothing is run or written):
+    OUTDIR/NAME-ROW.PROFILE.json and .txt, NAME.unsupported.txt and NAME.rows.json."""
     os.makedirs(out, exist_ok=True)
-    files = (filter_ or "attention").replace(",", " ").split()
+    files = [f for f in (filter_ or "attention").replace(",", " ").split() if f.startswith("attention")]
+    if not files:  # peers/run.sh's FILTER names no attention file: this peer has nothing to run
+        return
     reasons = collections.defaultdict(int)
     for row_name, row in adapter.rows.items():
         name = f"{adapter.name}-{row_name}.{profile}"
