@@ -85,8 +85,8 @@ def main(out):
           "attention/decode). Their bf16 and f16 failures are attention/alibi's: transformers' BLOOM ALiBi "
           "tensor is cast to the model dtype, a rounding of the bias itself.")
     print("- MLX on the CPU runs its fallback, whose scores and probabilities are in the dtype (declared).")
-    print("- ONNX Runtime's GroupQueryAttention computes in float32 and passes in f32 and f16; the opset-23 "
-          "Attention fails in f16 (attention/conditioning, decode) even with S or P declared f16.")
+    print("- ONNX Runtime's GroupQueryAttention computes in float32; the opset-23 Attention keeps S and P in "
+          "f16 in f16 (declared: undeclared, or with only one of them, it fails attention/conditioning).")
     print("- llama.cpp with an f16 KV cache (its default) rounds q, k, v to f16; its flash attention then "
           "sums P·V in an f16 vector, which fails even in f16 storage; with an f32 cache both paths pass "
           "`standard`.")

@@ -121,8 +121,15 @@ class OrtAttentionPeer:
         version = f"onnxruntime {ort.__version__}, onnx {onnx.__version__}"
         what = {"gqa": "com.microsoft GroupQueryAttention (do_rotary)",
                 "attention23": "opset-23 Attention after RotaryEmbedding"}
+        # The opset-23 Attention's CPU kernel keeps the scores and probabilities in T
+        # (AttentionBase<T>::ApplyAttention: ComputeAttentionProbs<T> into a T buffer, then
+        # math::MatMul<T> of the probabilities by V): in f16 both are rounded to f16, declared.
+        # GroupQueryAttention converts f16 to float32 and declares nothing.
+        rounded = {("attention23", "f16"): "f16"}
         self.rows = {f"{op}-{cache}-{fmt}": Row(fmt=fmt, framework=f"ONNX Runtime {what[op]}, {cache} cos/sin cache",
                                                 version=version, dtype=fmt,
+                                                score_format=rounded.get((op, fmt)),
+                                                probability_format=rounded.get((op, fmt)),
                                                 describe=f"onnxruntime {ort.__version__} {what[op]}, {cache} cache, CPU, {fmt}")
                      for op in self.OPS for cache in self.CACHES for fmt in ("f32", "f16")}
 
