@@ -20,6 +20,9 @@ cmake --build build-asan -j "$jobs"
 # Left out here, run in `make test` only: the runs that recompute whole vector files through the
 # instrumented reference, several times their Release time (conform_mutants takes 307 s and
 # plugins.reference.all ~18 minutes under ASan at -j2). What they exercise runs here anyway:
+# - the reference through the ABI on the attention files (plugins.reference.attention: minutes of
+#   certified attention under ASan); the reference_attention_abi test calls its posenc_attention
+#   directly (layouts, a NULL lse, refusals) here;
 # - the reference: vectors_regenerate_identical evaluates every case through it (the generator),
 #   the crosscheck its random cases, the per-family plugins.reference.* tests and the plugin_abi
 #   fuzz target the reference plugin;
@@ -49,7 +52,8 @@ whole_files=(
 gtest_filter="-$(IFS=:; echo "${whole_files[*]}")"
 # shellcheck disable=SC2086  # CTEST_ARGS is a list of ctest options
 (cd build-asan && GTEST_FILTER=$gtest_filter \
-  ctest --output-on-failure -j "$jobs" -E '^(readme_routes_installed|plugins\.reference\.all|vectors_expected_values)$' ${CTEST_ARGS:-})
+  ctest --output-on-failure -j "$jobs" -E '^(readme_routes_installed|plugins\.reference\.(all|attention)|vectors_expected_values)$' \
+  ${CTEST_ARGS:-})
 
 scripts/configure.sh build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSENC_TSAN=ON -DPOSENC_BROWSER_TEST=OFF \
   -DPOSENC_WERROR="$werror"
