@@ -144,7 +144,7 @@ class Case:
         return self.inputs(fmt, torch, device)["x"]
 
     def hf_rope_config(self):
-        """The parameters as a Hugging Face-style config fragment: {"head_dim", "rope_parameters":
+        """The parameters (an attention case's: its rope's) as a Hugging Face-style config fragment: {"head_dim", "rope_parameters":
         {"rope_type", "rope_theta", ...}} in transformers' key names.
 
         The CLI writes it (models/hf_rope_dict.hpp) in the group header `posenc serve` sends, the
