@@ -194,6 +194,15 @@ def _in_order(values, shape, name, where):
     return v
 
 
+def load_cases(path):
+    """The cases a Session.cases(save=path) wrote, with the formats that session judged them in:
+    for running code where the CLI does not run; its outputs (a ResultsWriter's file) are then
+    judged by `posenc verify` where it does."""
+    import json
+    with open(path) as f:
+        return [c for line in f if line.strip() for c in cases_from_message(json.loads(line)) if c.formats]
+
+
 def cases_from_message(message):
     """The cases of one "cases" answer line (one vector file)."""
     out = []
