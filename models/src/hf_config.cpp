@@ -28,7 +28,12 @@ enum class Family {
 constexpr std::array kLlamaStyle{"llama",   "mistral", "mixtral", "qwen2",       "qwen2_moe", "qwen3",
                                  "qwen3_moe", "qwen2_vl", "qwen2_5_vl", "phi",   "phi3",      "gemma",
                                  "gemma2",  "gemma3_text", "gemma3", "gpt_oss", "olmo",      "olmo2",
-                                 "starcoder2", "granite", "cohere", "stablelm", "internlm2"};
+                                 "starcoder2", "granite", "stablelm", "internlm2"};
+// Model types whose rotation pairs (2i, 2i+1) over the rotated span: modeling_cohere
+// (repeat_interleave of the frequencies, rotate_half on x[..., ::2] and x[..., 1::2]),
+// modeling_glm4 (cos[..., :d/2].repeat_interleave(2) over the partial span), modeling_llama4
+// (apply_rotary_emb through view_as_complex on pairs).
+constexpr std::array kInterleaved{"cohere", "cohere2", "glm4", "llama4", "llama4_text"};
 
 Family family_of(const std::string& model_type) {
   if (model_type == "gptj") return Family::gptj;
@@ -37,8 +42,9 @@ Family family_of(const std::string& model_type) {
   return Family::llama;
 }
 
-bool known_llama_style(const std::string& model_type) {
-  for (const char* t : kLlamaStyle) {
+template <std::size_t N>
+bool listed(const std::array<const char*, N>& types, const std::string& model_type) {
+  for (const char* t : types) {
     if (model_type == t) return true;
   }
   return false;
@@ -163,7 +169,7 @@ struct Reader {
           p.head_dim = split_heads(top, "hidden_size", "num_attention_heads");
           origins["rope.head_dim"] = top.name("hidden_size");
         }
-        p.layout = RopeLayout::half;
+        p.layout = listed(kInterleaved, out.model_type) ? RopeLayout::interleaved : RopeLayout::half;
         // The layout key hf_rope_config writes for interleaved parameters (no model_type).
         if (out.model_type.empty() && top.boolean("rope_interleave").value_or(false)) {
           p.layout = RopeLayout::interleaved;
@@ -351,6 +357,44 @@ struct Reader {
     }
   }
 
+  // Llama 4 (configuration_llama4, modeling_llama4 Llama4TextAttention): no_rope_layers[i] = 1
+  // for a layer that applies RoPE, 0 for one that applies none (by default every
+  // no_rope_layer_interval-th layer); with attn_temperature_tuning, the queries of the no-RoPE
+  // layers are multiplied by log1p(floor((i + 1) / floor_scale)) * attn_scale + 1 at token index i.
+  // The RoPE vectors are those of the RoPE layers; the rest is reported per layer kind.
+  void read_llama4_layer_kinds() {
+    const auto layers = top.integer("num_hidden_layers").value_or(48);
+    const auto interval = top.integer("no_rope_layer_interval").value_or(4);
+    if (interval < 1) top.fail("no_rope_layer_interval", "an integer >= 1");
+    std::vector<std::int64_t> uses_rope = top.integers("no_rope_layers");
+    std::string source = top.path("no_rope_layers");
+    if (uses_rope.empty()) {
+      for (std::int64_t i = 0; i < layers; ++i) uses_rope.push_back((i + 1) % interval != 0 ? 1 : 0);
+      source = "every " + top.path("no_rope_layer_interval") + " = " + std::to_string(interval) + "th of " +
+               std::to_string(layers) + " layers (no " + top.path("no_rope_layers") + ")";
+    }
+    std::string nope;
+    std::int64_t count = 0;
+    for (std::size_t i = 0; i < uses_rope.size(); ++i) {
+      if (uses_rope[i] != 0 && uses_rope[i] != 1) top.fail("no_rope_layers", "a list of 0 (no RoPE) and 1 (RoPE)");
+      if (uses_rope[i] == 0) {
+        nope += (count++ ? ", " : "") + std::to_string(i);
+      }
+    }
+    const bool tuning = top.truthy("attn_temperature_tuning").value_or(true);
+    const auto floor_scale = top.real("floor_scale").value_or(8192.0);
+    const auto attn_scale = top.real("attn_scale").value_or(0.1);
+    std::string note = "Llama 4 layer kinds (" + source + "): " + std::to_string(uses_rope.size() - count) + " of " +
+                       std::to_string(uses_rope.size()) + " layers apply this RoPE (posenc's vectors are theirs); " +
+                       std::to_string(count) + " apply none (NoPE: layers " + (count ? nope : "none") + ")";
+    if (tuning && count) {
+      note += ", whose queries attn_temperature_tuning multiplies by log1p(floor((i + 1) / floor_scale)) * attn_scale "
+              "+ 1 at token index i (floor_scale " + json(floor_scale).dump() + ", attn_scale " +
+              json(attn_scale).dump() + "): a query temperature posenc's vectors do not express";
+    }
+    out.unread.push_back(note);
+  }
+
   void report_unread() {
     // Gemma 3 (modeling_gemma3): sliding-window layers use rope_local_base_freq, without scaling.
     auto relevant = [](const std::string& k) {
@@ -416,7 +460,8 @@ HfRopeConfig read_hf_config(const json& config) {
     r.out.model_type = config["model_type"].get<std::string>();
   }
   r.family = family_of(r.out.model_type);
-  if (r.family == Family::llama && !r.out.model_type.empty() && !known_llama_style(r.out.model_type)) {
+  if (r.family == Family::llama && !r.out.model_type.empty() && !listed(kLlamaStyle, r.out.model_type) &&
+      !listed(kInterleaved, r.out.model_type)) {
     r.out.unread.push_back("model_type = \"" + r.out.model_type +
                            "\": not a model posenc knows; read as a Llama-style model (rotate_half: half layout)");
   }
@@ -431,6 +476,7 @@ HfRopeConfig read_hf_config(const json& config) {
     // HF: dim = int(head_dim * partial_rotary_factor).
     r.out.params.rotary_dim = static_cast<std::int64_t>(static_cast<double>(r.out.params.head_dim) * partial);
   }
+  if (r.out.model_type == "llama4" || r.out.model_type == "llama4_text") r.read_llama4_layer_kinds();
   r.report_unread();
   r.validate_named();
   return r.out;

@@ -200,6 +200,48 @@ TEST(HfConfigErrors, UnknownFieldsAreReported) {
   EXPECT_NE(read_hf_config(j).unread.at(0).find("not a model posenc knows"), std::string::npos);
 }
 
+TEST(HfConfig, InterleavedModelTypes) {
+  // modeling_cohere and modeling_glm4 rotate pairs (2i, 2i+1); GLM-4 over its partial span.
+  nlohmann::json j = {{"model_type", "cohere"}, {"hidden_size", 8192}, {"num_attention_heads", 64},
+                      {"rope_theta", 8e6}, {"max_position_embeddings", 131072}};
+  auto c = read_hf_config(j);
+  EXPECT_EQ(c.params, rope(128, 128, 8e6, RopeLayout::interleaved));
+  EXPECT_TRUE(c.unread.empty());
+  j = {{"model_type", "glm4"}, {"hidden_size", 4096}, {"num_attention_heads", 32}, {"head_dim", 128},
+       {"partial_rotary_factor", 0.5}, {"rope_theta", 10000.0}, {"max_position_embeddings", 32768}};
+  EXPECT_EQ(read_hf_config(j).params, rope(128, 64, 10000.0, RopeLayout::interleaved));
+}
+
+TEST(HfConfig, Llama4ScoutEqualFactorsInterleavedAndLayerKinds) {
+  // Llama 4 Scout's RoPE as the issue quotes its config: llama3 with low = high = 1.
+  nlohmann::json text = {{"model_type", "llama4_text"},  {"hidden_size", 5120},
+                         {"num_attention_heads", 40},     {"head_dim", 128},
+                         {"num_hidden_layers", 8},        {"max_position_embeddings", 10485760},
+                         {"rope_theta", 500000.0},        {"attn_temperature_tuning", 4},
+                         {"floor_scale", 8192},           {"attn_scale", 0.1},
+                         {"rope_scaling", {{"rope_type", "llama3"}, {"factor", 16.0}, {"low_freq_factor", 1.0},
+                                           {"high_freq_factor", 1.0}, {"original_max_position_embeddings", 8192}}}};
+  nlohmann::json j = {{"model_type", "llama4"}, {"text_config", text}};
+  auto c = read_hf_config(j);
+  auto p = rope(128, 128, 500000.0, RopeLayout::interleaved);
+  p.scaling.kind = RopeScalingKind::llama3;
+  p.scaling.factor = 16.0;
+  p.scaling.low_freq_factor = 1.0;
+  p.scaling.high_freq_factor = 1.0;
+  p.scaling.original_max_positions = 8192;
+  EXPECT_EQ(c.params, p);
+  ASSERT_EQ(c.unread.size(), 1u);
+  EXPECT_EQ(c.unread[0],
+            "Llama 4 layer kinds (every text_config.no_rope_layer_interval = 4th of 8 layers (no "
+            "text_config.no_rope_layers)): 6 of 8 layers apply this RoPE (posenc's vectors are theirs); 2 apply none "
+            "(NoPE: layers 3, 7), whose queries attn_temperature_tuning multiplies by log1p(floor((i + 1) / "
+            "floor_scale)) * attn_scale + 1 at token index i (floor_scale 8192.0, attn_scale 0.1): a query temperature "
+            "posenc's vectors do not express");
+  j["text_config"]["no_rope_layers"] = {1, 1, 2};
+  EXPECT_EQ(error_of(j), "invalid hf_config.text_config.no_rope_layers = [1,1,2]: must be a list of 0 (no RoPE) and 1 "
+                         "(RoPE)");
+}
+
 TEST(HfConfig, TextConfigOfAMultimodalModel) {
   nlohmann::json j = {{"model_type", "qwen2_5_vl"}, {"text_config", llama()}};
   j["text_config"]["model_type"] = "qwen2_5_vl_text";
