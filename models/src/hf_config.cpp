@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config_section.hpp"
+#include "model_types.hpp"
 #include "posenc/errors.hpp"
 
 namespace posenc::models {
@@ -24,17 +25,6 @@ enum class Family {
   deepseek,  // modeling_deepseek_v2/v3: RoPE on qk_rope_head_dim, interleaved pairs
 };
 
-// Llama-style model types whose RoPE is HF's default rotary embedding with rotate_half.
-constexpr std::array kLlamaStyle{"llama",   "mistral", "mixtral", "qwen2",       "qwen2_moe", "qwen3",
-                                 "qwen3_moe", "qwen2_vl", "qwen2_5_vl", "phi",   "phi3",      "gemma",
-                                 "gemma2",  "gemma3_text", "gemma3", "gpt_oss", "olmo",      "olmo2",
-                                 "starcoder2", "granite", "stablelm", "internlm2"};
-// Model types whose rotation pairs (2i, 2i+1) over the rotated span: modeling_cohere
-// (repeat_interleave of the frequencies, rotate_half on x[..., ::2] and x[..., 1::2]),
-// modeling_glm4 (cos[..., :d/2].repeat_interleave(2) over the partial span), modeling_llama4
-// (apply_rotary_emb through view_as_complex on pairs).
-constexpr std::array kInterleaved{"cohere", "cohere2", "glm4", "llama4", "llama4_text"};
-
 Family family_of(const std::string& model_type) {
   if (model_type == "gptj") return Family::gptj;
   if (model_type == "gpt_neox") return Family::gpt_neox;
@@ -42,12 +32,18 @@ Family family_of(const std::string& model_type) {
   return Family::llama;
 }
 
-template <std::size_t N>
-bool listed(const std::array<const char*, N>& types, const std::string& model_type) {
-  for (const char* t : types) {
-    if (model_type == t) return true;
+// The attribute_map pairs of a registry entry ("alias=key;alias=key").
+std::vector<std::pair<std::string, std::string>> attribute_pairs(const char* map) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string_view rest = map;
+  while (!rest.empty()) {
+    const auto end = rest.find(';');
+    const std::string_view pair = rest.substr(0, end);
+    const auto eq = pair.find('=');
+    if (eq != std::string_view::npos) out.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
   }
-  return false;
+  return out;
 }
 
 // Where each posenc parameter came from, so that a validation error names the config key.
@@ -97,6 +93,7 @@ struct Reader {
   HfRopeConfig out;
   Origins origins;
   Family family = Family::llama;
+  const ModelTypeEntry* entry = nullptr;  // the model type's registry entry (model_types.hpp)
 
   // The RoPE dict: rope_scaling (transformers 4.x) or rope_parameters (5.x); both only if equal
   // (HF convert_rope_params_to_dict takes rope_scaling first). Gemma-3-style per-layer dicts
@@ -169,7 +166,8 @@ struct Reader {
           p.head_dim = split_heads(top, "hidden_size", "num_attention_heads");
           origins["rope.head_dim"] = top.name("hidden_size");
         }
-        p.layout = listed(kInterleaved, out.model_type) ? RopeLayout::interleaved : RopeLayout::half;
+        // The layout measured on the model's own code (model_types.inc), else rotate_half's.
+        p.layout = entry ? entry->layout : RopeLayout::half;
         // The layout key hf_rope_config writes for interleaved parameters (no model_type).
         if (out.model_type.empty() && top.boolean("rope_interleave").value_or(false)) {
           p.layout = RopeLayout::interleaved;
@@ -192,7 +190,13 @@ struct Reader {
     if (family == Family::gpt_neox) {
       theta = one_of(top, "rotary_emb_base", top.real("rotary_emb_base"), top, "rope_theta", theta, origin);
     }
-    if (theta) out.params.base = *theta;
+    if (theta) {
+      out.params.base = *theta;
+    } else if (entry) {
+      // A saved config.json omits a value at its class default (save_pretrained's diff).
+      out.params.base = entry->default_theta;
+      origin = "hf_config.model_type (" + out.model_type + "'s default rope_theta)";
+    }
     origins["rope.base"] = origin;
   }
 
@@ -210,6 +214,10 @@ struct Reader {
         f = 0.25;
         origin = "hf_config.rotary_pct";
       }
+    }
+    if (!f && entry && entry->default_partial_rotary_factor != 1.0) {
+      f = entry->default_partial_rotary_factor;  // the class default a saved config.json omits
+      origin = "hf_config.model_type (" + out.model_type + "'s default partial_rotary_factor)";
     }
     origins["rope.rotary_dim"] = origin;
     if (!f) return 1.0;
@@ -460,10 +468,19 @@ HfRopeConfig read_hf_config(const json& config) {
     r.out.model_type = config["model_type"].get<std::string>();
   }
   r.family = family_of(r.out.model_type);
-  if (r.family == Family::llama && !r.out.model_type.empty() && !listed(kLlamaStyle, r.out.model_type) &&
-      !listed(kInterleaved, r.out.model_type)) {
-    r.out.unread.push_back("model_type = \"" + r.out.model_type +
-                           "\": not a model posenc knows; read as a Llama-style model (rotate_half: half layout)");
+  r.entry = r.out.model_type.empty() ? nullptr : find_model_type(r.out.model_type);
+  if (r.entry) {
+    r.top.set_aliases(attribute_pairs(r.entry->attribute_map));
+    // A verified entry's note (its other layer kinds, in docs/models.md) is measured on a tiny
+    // config, not this one: the config's own keys are reported instead (report_unread).
+    if (!r.entry->verified) {
+      r.out.unread.push_back("model_type = \"" + r.out.model_type + "\": not verified against " +
+                             kModelTypesVerifiedWith + " (docs/models.md): " + r.entry->note);
+    }
+  } else if (!r.out.model_type.empty()) {
+    r.out.unread.push_back("model_type = \"" + r.out.model_type + "\": not a model type verified against " +
+                           kModelTypesVerifiedWith + " (docs/models.md); read as a Llama-style model (rotate_half: "
+                           "half layout)");
   }
   r.find_rope_dict();
   r.read_head();
