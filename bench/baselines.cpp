@@ -33,10 +33,9 @@ void stream_scale_in_place(float* x, std::size_t n, float s) {
 
 // The two loops above with each 64-byte line of input asked for ahead_bytes early into L2
 // (prefetcht1, as fast/ does beyond the core's caches: fast/src/elements.hpp, prefetch_row).
-// Without it a roof can run below what the machine gives: on an Intel Xeon VM (AVX-512, 2 MiB
-// L2), at shape B (Q and K, 128 MiB each way) the fused rotation took 14.4 ms per call, the
-// non-temporal copy above 14.7, memcpy 22.0, and a non-temporal copy prefetching 8 KiB ahead
-// 12.5-13.6 (three runs). Prefetches stop a distance short of the end (none past the buffer).
+// Without it a roof can run below what the machine gives: at shape B (Q and K, 128 MiB each way)
+// a non-temporal copy prefetching 8 KiB ahead takes 12.5-13.6 ms where the one above takes 14.7
+// and the fused rotation 14.4. Prefetches stop a distance short of the end (none past the buffer).
 constexpr std::size_t kLine = 16;  // floats
 
 void stream_copy_nontemporal_prefetched(const float* in, float* out, std::size_t n, std::size_t ahead_bytes) {
@@ -68,15 +67,12 @@ void stream_scale_in_place_prefetched(float* x, std::size_t n, float s, std::siz
 
 // The two loops above over `streams` equal parts of the buffer at once, a 64-byte line of each
 // in turn (the rest, under a line per part, after): more lines in flight from more places than
-// one sequential stream has. On a Zen 3 VM (AVX2), 64 MiB in place, in one process in alternating
-// batches (medians of 15): the scale in 4 parts took 2.9-3.6 ms against 3.8-4.4 in one and 3.9-4.7
-// prefetched, and a rotation loop over 4 parts of the tokens (each head's 512 bytes in turn)
-// 3.3-3.9 ms against 4.4-5.1 in one: the one-stream scale was no roof there. 4 parts of 4 KiB in
-// turn instead of lines ran as slowly as one stream. Non-temporal copies: 2 parts 1.00-1.06 as
-// fast as one; 4 parts, 4x as slow (more streams of stores than the core combines). On the Intel
-// Xeon VM (CPUID family 6 model 207, AVX-512) the 4-part copy was the fastest roof of Q and K out
-// of place at 4096 tokens (the paired bench), where the fast path now goes in 4 parts
-// (rope.cpp, rotate_parts): the copy roofs take 2 and 4 parts.
+// one sequential stream has, so that on some CPUs the one-stream loop is no roof (64 MiB in
+// place: the scale in 4 parts 2.9-3.6 ms against 3.8-4.4 in one). Parts of 4 KiB in turn instead
+// of lines run as slowly as one stream. Non-temporal copies in 2 parts are about as fast as in
+// one; in 4 parts they are 4 times as slow on some CPUs (more streams of stores than the core
+// combines) and the fastest roof on others, where fast/ goes in 4 parts too (rope.cpp,
+// rotate_parts): the copy roofs take both.
 void stream_copy_nontemporal_streams(const float* in, float* out, std::size_t n, std::size_t streams) {
   const std::size_t part = n / streams / kLine * kLine;
   if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0) return stream_copy_nontemporal(in, out, n);
@@ -111,8 +107,8 @@ void stream_scale_in_place_streams(float* x, std::size_t n, float s, std::size_t
 // are read against it (bench/paired.hpp). Needs y 64-byte aligned and dim / 2 a multiple of 16
 // (bench tensors: 64-byte aligned, head_dim 128); rounds as table_rope does, up to contraction.
 // Its loops over tokens and heads repeat table_rope's: one template for both, with each row's loop
-// a lambda, made GCC spill table_rope's vectors to the stack (26% slower, 1.25 to 1.58-1.64 ms
-// for Q and K at A on the AVX-512 Xeon VM), and table_rope is a baseline whose code must not move.
+// a lambda, makes GCC spill table_rope's vectors to the stack (26% slower for Q and K at shape
+// A), and table_rope is a baseline whose code must not move.
 void table_rope_nontemporal(const float* x, float* y, const float* cos_table, const float* sin_table,
                             std::int64_t tokens, std::int64_t heads, std::int64_t dim) {
   using Line = float __attribute__((vector_size(kLine * sizeof(float))));

@@ -1,6 +1,6 @@
 // posenc fast against its baselines, in one run (the machines are shared and noisy: only ratios
-// measured together mean anything). `make bench` runs it; the ratio table at the end is what the
-// README quotes. Google Benchmark's flags apply (--benchmark_filter=REGEX runs a subset).
+// measured together mean anything). `make bench` runs it; the ratio table at the end is what
+// docs/fast.md quotes. Google Benchmark's flags apply (--benchmark_filter=REGEX runs a subset).
 #include <benchmark/benchmark.h>
 
 #include <string>

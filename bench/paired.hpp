@@ -6,17 +6,15 @@
 
 namespace posenc::bench {
 
-// A ratio of speeds measured in pairs: rounds of a timed batch of `a` beside a timed batch of
-// each of `b` (same batch size, within milliseconds of each other, the order reversed every
-// other round), each round giving each b's time over a's. On shared machines a slow spell lasts
-// longer than a round, so it slows both sides of a round alike, where ratios of separately timed
-// medians can swing by a third (issue 19's Zen 3 round: Q+K in place at shape A read 0.99, 0.73
-// and 0.91 in three runs). The result is the fastest b's: the one whose median ratio over the
-// rounds is the lowest, with that median, its quartiles, and its index in b. Not the median of
-// each round's fastest b: the fastest of several noisy times is biased fast, so that estimator
-// read a copy against 6 copies of itself (which is 1 exactly) as 0.92-0.98 on the Zen 3 VM at 64
-// MiB in ten runs, where this one read 0.97-1.01 in eight (register_paired's control; issue 19's
-// third Zen 3 round).
+// A ratio of speeds measured in pairs: rounds of a timed batch of `a` beside a timed batch of each
+// of `b` (same batch size, within milliseconds of each other, the order reversed every other
+// round), each round giving each b's time over a's. On shared machines a slow spell lasts longer
+// than a round, so it slows both sides of a round alike, where ratios of separately timed medians
+// can swing by a third (Q+K in place at shape A: 0.73 to 0.99 in three runs). The result is the
+// fastest b's: the one whose median ratio over the rounds is the lowest, with that median, its
+// quartiles, and its index in b. Not the median of each round's fastest b: the fastest of several
+// noisy times is biased fast (a copy against 6 copies of itself, whose true ratio is 1, reads
+// 0.92-0.98 by that estimator and 0.97-1.01 by this one: register_paired's control).
 struct PairedRatio {
   double median, q1, q3;
   int rounds;
@@ -32,20 +30,19 @@ struct NamedRatio {
   std::string roof;
 };
 
-// paired/...: the ratios issue 19 sets targets for, each as a benchmark with counters ratio,
-// q1, q3 and rounds (ratios.cpp prints them): fused f32 against the same tensors' copies (out of
-// place) and in-place scales (in place) for Q, GQA and QK at shapes A and B, at the same
-// positions every call (a forward pass's later layers, whose rows the call keeps: rope.cpp,
+// paired/...: the ratios the bench sets targets for, each as a benchmark with counters ratio, q1,
+// q3 and rounds (ratios.cpp prints them with their targets): fused f32 against the same tensors'
+// copies (out of place) and in-place scales (in place) for Q, GQA and QK at shapes A and B, at the
+// same positions every call (a forward pass's later layers, whose rows the call keeps: rope.cpp,
 // KeptRows) and 16 positions on every call (-moving: every row computed, as a pass's first layer
 // computes them); fused f32 out of place against a plain streaming rotation loop handed its rows,
 // on the same tensors (-vs-plain: whether a gap to the copy is the fast path's or the rotation's);
-// 2 threads against 1
-// (and the non-temporal copy likewise: the machine's own scaling); bf16 against f32 elements
-// per second; decode against the copies of its bytes: one call at the same position, one at a
-// new anchor every call, and a decode step of Llama 3 8B's 32 layers (Case::layers: the target's
-// case, a call per layer, the first at the next position). Each roof's name is the benchmark's
-// label. And the estimator's control: shape B's non-temporal copy against as many copies of
-// itself as there are copy roofs, whose true ratio is 1.
+// 2 threads against 1 (and the non-temporal copy likewise: the machine's own scaling); bf16
+// against f32 elements per second; decode against the copies of its bytes: one call at the same
+// position, one at a new anchor every call, and a decode step of Llama 3 8B's 32 layers
+// (Case::layers: the target's case, a call per layer, the first at the next position). Each roof's
+// name is the benchmark's label. And the estimator's control: shape B's non-temporal copy against
+// as many copies of itself as there are copy roofs, whose true ratio is 1.
 void register_paired();
 
 }  // namespace posenc::bench

@@ -1,5 +1,5 @@
 """Speed of judging every shipped vector from Python (the posenc package through `posenc serve`)
-against `posenc verify` on the same outputs (issue 17 item 4: at most 2x). Not a test: run it by
+against `posenc verify` on the same outputs (the target: at most 2x). Not a test: run it by
 hand on an idle machine, `python bench/python_judge_bench.py build/posenc [WORK_DIR]` with the
 package on PYTHONPATH (python/src). The outputs are the correct roundings in every format the
 case is judged in (what a correct implementation returns), under `standard`, accuracy only (the

@@ -75,7 +75,7 @@ void print_ratios(const Recorder& r) {
               "   same run)\n");
   if (!r.paired.empty()) {
     const int rounds = r.paired.begin()->second.ratio.rounds;
-    std::printf("\n issue 19's targets, paired: the median over %d rounds [quartiles], each round timing a batch of\n"
+    std::printf("\n targets, paired: the median over %d rounds [quartiles], each round timing a batch of\n"
                 " the fused calls beside batches of each roof on the same tensors; of the roofs, the one whose\n"
                 " median is the fastest, named at the end (bench/paired.hpp)\n",
                 rounds);
@@ -98,7 +98,7 @@ void print_ratios(const Recorder& r) {
   paired(r, "QK/B bf16 / f32 [elements/s]", "QK/B/bf16", 1.7);
   const std::string step = "out-step" + std::to_string(kLlama3Layers);
   // A decode step (rope_cases.hpp, Case::layers) is what decoding one token costs a model; its
-  // one-call parts below it (README, issue 19's twelfth round).
+  // one-call parts below it.
   paired(r, "decode step: 32 layers x (32 + 8) heads / best copy", "decode/1/" + step, 0.5);
   paired(r, "   one layer, the same position every call", "decode/1/out", 0);
   paired(r, "   one layer, a new anchor every call (worst case)", "decode/1/out-moving", 0);

@@ -18,7 +18,7 @@ class Recorder : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override;
 };
 
-// The ratio table from this one run: issue 19's targets as paired ratios, then ratios of medians,
+// The ratio table from this one run: the targets as paired ratios, then ratios of medians,
 // each with its target where it has one.
 void print_ratios(const Recorder& r);
 

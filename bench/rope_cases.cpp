@@ -23,8 +23,8 @@ struct Tensor {
 
 // One plan per layout for every case, as an engine keeps one per model: a thread's rows are kept
 // by plan (rope.cpp, KeptRows), and a copy of a plan is the same plan to them. With a plan per
-// case, two cases timed in alternation (bf16 against f32, 2 threads against 1: paired.cpp) each
-// found the other's rows, not their own, and computed every row of every call.
+// case, two cases timed in alternation (bf16 against f32, 2 threads against 1: paired.cpp) would
+// each find the other's rows, not their own, and compute every row of every call.
 const fast::RopePlan& plan_of(RopeLayout layout) {
   static const fast::RopePlan half(llama(RopeLayout::half)), interleaved(llama(RopeLayout::interleaved));
   return layout == RopeLayout::half ? half : interleaved;
@@ -110,8 +110,8 @@ void register_rope_cases() {
       if (std::string(kind) != "GQA/") add_case({.w = w, .threads = 2});
     }
   }
-  // The store modes forced: the lead of issue 19 (a single tensor of shape A, under the
-  // automatic threshold, took ordinary stores and ran at ~half a copy's speed).
+  // The store modes forced: whether the automatic threshold (fast/src/rope.cpp, beyond_core_cache)
+  // gives each shape its faster store.
   for (const char* n : {"Q/A", "QK/A", "QK/B"}) {
     add_case({.w = workload(n), .stores = fast::Stores::cached});
     add_case({.w = workload(n), .stores = fast::Stores::streaming});

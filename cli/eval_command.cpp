@@ -135,14 +135,7 @@ struct RopeOptions {
   // on stderr, so that stdout is the same as with the equivalent explicit options.
   RopeParams from_hf_config() const {
     const std::string& file = *hf_config.value;
-    const std::pair<const Text*, const char*> set_by_config[] = {
-        {&head_dim, "--head-dim"}, {&rotary_dim, "--rotary-dim"}, {&base, "--base"}, {&layout, "--layout"},
-        {&partial, "--partial"}, {&mrope_section, "--mrope-section"}, {&scaling, "--scaling"}, {&factor, "--factor"},
-        {&original, "--original-max-positions"}, {&beta_fast, "--beta-fast"}, {&beta_slow, "--beta-slow"},
-        {&truncate, "--truncate"}, {&mscale, "--mscale"}, {&mscale_all_dim, "--mscale-all-dim"},
-        {&attention_factor, "--attention-factor"}, {&low_freq_factor, "--low-freq-factor"},
-        {&high_freq_factor, "--high-freq-factor"}, {&short_factor, "--short-factor"}, {&long_factor, "--long-factor"}};
-    for (const auto& [text, name] : set_by_config) {
+    for (const auto& [text, name] : parameter_options()) {
       if (text->value) {
         throw InvalidParameter(name, "'" + *text->value + "'",
                                "absent with --hf-config " + file + " (the config sets it)");
@@ -165,6 +158,16 @@ struct RopeOptions {
                                  std::string(to_string(p.scaling.kind)) + " does not depend on the length");
     }
     return p;
+  }
+
+  // Every RoPE parameter option (what a config sets), with its name.
+  std::vector<std::pair<const Text*, const char*>> parameter_options() const {
+    return {{&head_dim, "--head-dim"}, {&rotary_dim, "--rotary-dim"}, {&base, "--base"}, {&layout, "--layout"},
+            {&partial, "--partial"}, {&mrope_section, "--mrope-section"}, {&scaling, "--scaling"}, {&factor, "--factor"},
+            {&original, "--original-max-positions"}, {&beta_fast, "--beta-fast"}, {&beta_slow, "--beta-slow"},
+            {&truncate, "--truncate"}, {&mscale, "--mscale"}, {&mscale_all_dim, "--mscale-all-dim"},
+            {&attention_factor, "--attention-factor"}, {&low_freq_factor, "--low-freq-factor"},
+            {&high_freq_factor, "--high-freq-factor"}, {&short_factor, "--short-factor"}, {&long_factor, "--long-factor"}};
   }
 
   void add_common(Command& app) {
@@ -197,6 +200,66 @@ struct RopeOptions {
 struct AlibiOptions {
   Text heads, mode, head, query, key;
   bool json = false;
+};
+
+// `eval attention`: one small problem (SPEC.md section 2.7) given on the command line. RoPE's
+// options are eval rope's, read only with --rope (or --hf-config); --head-dim is the attention's
+// and, rotated, the rope's.
+struct AttentionOptions {
+  RopeOptions rope;
+  bool rotated = false;
+  Text value_dim, query_heads, kv_heads, alibi, mask, mask_values, scale, scale_denominator, scale_mscale_all_dim,
+      query_positions, key_positions, q, k, v, table;
+
+  AttentionParams params() const {
+    AttentionParams p;
+    if (rotated || rope.hf_config.value) {
+      p.rope = rope.params();
+      p.head_dim = p.rope->head_dim;
+    } else {
+      for (const auto& [text, name] : rope.parameter_options()) {
+        if (text->value && text != &rope.head_dim) {
+          throw InvalidParameter(name, "'" + *text->value + "'", "absent without --rope (a RoPE parameter)");
+        }
+      }
+      if (rope.inverse.value) throw InvalidParameter("--inverse", "'" + *rope.inverse.value + "'", "absent without --rope");
+      if (!rope.head_dim.value) throw InvalidParameter("--head-dim", "(missing)", "given, or --hf-config FILE");
+      p.head_dim = parse_int64("--head-dim", *rope.head_dim.value);
+    }
+    p.value_dim = value_dim.value ? parse_int64("--value-dim", *value_dim.value) : p.head_dim;
+    p.query_heads = query_heads.value ? parse_int64("--query-heads", *query_heads.value) : 1;
+    p.kv_heads = kv_heads.value ? parse_int64("--kv-heads", *kv_heads.value) : p.query_heads;
+    if (alibi.value) p.alibi = AlibiParams{p.query_heads, parse_alibi_mode(*alibi.value)};
+    if (mask.value) p.mask = parse_attention_mask(*mask.value);
+    if (scale.value) p.scale = parse_double("--scale", *scale.value);
+    if (scale_denominator.value) p.scale_denominator = parse_double("--scale-denominator", *scale_denominator.value);
+    if (scale_mscale_all_dim.value) {
+      p.scale_mscale_all_dim = parse_double("--scale-mscale-all-dim", *scale_mscale_all_dim.value);
+    }
+    p.rope_table_given = table.value.has_value();
+    return p;
+  }
+
+  void add(Command& app) {
+    rope.add_common(app);
+    app.flag("--rope", rotated, "rotate q and k with RoPE, its parameters as eval rope's options (--hf-config implies it)");
+    value_dim.add(app, "--value-dim", "width of v and O (default head_dim)");
+    query_heads.add(app, "--query-heads", "query heads H (default 1)");
+    kv_heads.add(app, "--kv-heads", "KV heads G, dividing H: query head h reads KV head h / (H / G) (default H)");
+    alibi.add(app, "--alibi", "ALiBi's bias with H heads: causal or symmetric (default none)");
+    mask.add(app, "--mask", "none (default), causal (bottom-right aligned) or explicit (--mask-values)");
+    mask_values.add(app, "--mask-values", "the explicit mask, queries x keys values 0 or 1, row-major");
+    scale.add(app, "--scale", "the softmax scale, an exact binary64 value (default 1/sqrt(head_dim))");
+    scale_denominator.add(app, "--scale-denominator", "the scale is 1/sqrt(this) (Gemma's query_pre_attn_scalar)");
+    scale_mscale_all_dim.add(app, "--scale-mscale-all-dim", "DeepSeek-V2: the scale times g(factor, this)^2");
+    query_positions.add(app, "--query-positions", "each query's position (M-RoPE: one per section, token by token)")
+        .required();
+    key_positions.add(app, "--key-positions", "each key's position (as --query-positions)").required();
+    q.add(app, "--q", "queries x H x head_dim values, row-major").required();
+    k.add(app, "--k", "keys x G x head_dim values, row-major").required();
+    v.add(app, "--v", "keys x G x value_dim values, row-major").required();
+    table.add(app, "--table", "given cos/sin rows instead of computed ones: (queries + keys) x 2 pairs values");
+  }
 };
 
 }  // namespace
@@ -306,6 +369,50 @@ void add_eval_command(Command& app) {
                                             parse_double_list("--k", *rdot->k.value))}},
                std::string(to_string(p.layout))};
     print(out, rdot->json);
+  });
+
+  auto att = std::make_shared<AttentionOptions>();
+  c = eval.add_command("attention", "O and L of attention with RoPE or ALiBi inside (SPEC.md section 2.7)");
+  att->add(c);
+  c.on_run([att] {
+    const AttentionParams p = att->params();
+    const auto query_positions = parse_int64_list("--query-positions", *att->query_positions.value);
+    const auto key_positions = parse_int64_list("--key-positions", *att->key_positions.value);
+    const std::int64_t axes = p.position_axes();
+    // The number of tokens is what the positions say (one per axis each).
+    for (const auto& [positions, name] : {std::pair{&query_positions, "--query-positions"}, {&key_positions, "--key-positions"}}) {
+      if (positions->empty() || static_cast<std::int64_t>(positions->size()) % axes != 0) {
+        throw InvalidParameter(name, "(" + std::to_string(positions->size()) + " values)",
+                               "a non-empty multiple of the position axes (" + std::to_string(axes) + ")");
+      }
+    }
+    const auto q = parse_double_list("--q", *att->q.value), k = parse_double_list("--k", *att->k.value),
+               v = parse_double_list("--v", *att->v.value);
+    std::vector<std::uint8_t> mask;
+    if (att->mask_values.value) {
+      for (const auto m : parse_int64_list("--mask-values", *att->mask_values.value)) {
+        if (m != 0 && m != 1) throw InvalidParameter("--mask-values", std::to_string(m), "0 or 1");
+        mask.push_back(static_cast<std::uint8_t>(m));
+      }
+    }
+    const auto table = att->table.value ? parse_double_list("--table", *att->table.value) : std::vector<double>{};
+    AttentionInputs in;
+    in.queries = static_cast<std::int64_t>(query_positions.size()) / axes;
+    in.keys = static_cast<std::int64_t>(key_positions.size()) / axes;
+    in.query_positions = query_positions;
+    in.key_positions = key_positions;
+    in.q = q;
+    in.k = k;
+    in.v = v;
+    in.mask = mask;
+    in.table = table;
+    const auto result = reference::attention(p, in);
+    Output out{"attention", {}, p.rope ? std::string(to_string(p.rope->layout)) : ""};
+    for (std::size_t j = 0; j < result.values.size(); ++j) {
+      out.values.push_back({attention_output_name(p, in.queries, j), result.values[j]});
+    }
+    out.values.push_back({"scale", reference::attention_scale(p)});
+    print(out, att->rope.json);
   });
 
   auto alibi = std::make_shared<AlibiOptions>();

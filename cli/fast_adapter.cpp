@@ -142,6 +142,7 @@ std::optional<std::vector<double>> outputs(const TypedCase& k, Format f, fast::I
           },
           [](const cases::SinusoidalDot&) -> Values { return std::nullopt; },
           [](const cases::RopeDot&) -> Values { return std::nullopt; },
+          [](const cases::Attention&) -> Values { return std::nullopt; },
       },
       k);
 }

@@ -1,5 +1,7 @@
 #include "hf_vectors.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 
@@ -16,14 +18,57 @@ models::HfRopeConfig read_hf_config_with_notes(const std::string& config_file) {
   return c;
 }
 
-std::vector<conformance::VectorFile> hf_config_vectors(const std::string& config_file) {
+namespace {
+
+constexpr const char* kNameRule =
+    "a file name of letters, digits, '.', '_' and '-', not starting with '.', at most 100 characters "
+    "(the vectors are rope/NAME.json)";
+
+bool name_character(char ch) {
+  return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-';
+}
+
+bool usable_name(const std::string& name) {
+  return !name.empty() && name.size() <= 100 && name[0] != '.' && std::all_of(name.begin(), name.end(), name_character);
+}
+
+// A name from the config, made usable: the part after the last '/' (a repository's or folder's
+// own name), every other character replaced by '_'; "" when nothing usable is left.
+std::string sanitized(std::string text) {
+  while (!text.empty() && text.back() == '/') text.pop_back();
+  if (const auto slash = text.find_last_of('/'); slash != std::string::npos) text.erase(0, slash + 1);
+  for (char& ch : text) {
+    if (!name_character(ch)) ch = '_';
+  }
+  return usable_name(text) ? text : "";
+}
+
+}  // namespace
+
+std::string hf_vectors_name(const std::optional<std::string>& name, const models::HfRopeConfig& c,
+                            const std::string& config_file) {
+  if (name) {
+    if (!usable_name(*name)) throw InvalidParameter("--name", "'" + *name + "'", kNameRule);
+    return *name;
+  }
+  for (const std::string& candidate :
+       {c.name_or_path.value_or(""), c.model_type, std::filesystem::path(config_file).stem().string()}) {
+    if (auto usable = sanitized(candidate); !usable.empty()) return usable;
+  }
+  throw InvalidParameter("--name", "(missing)",
+                         std::string("given when neither the _name_or_path and model_type of ") + config_file +
+                             " nor its file name make a name: " + kNameRule);
+}
+
+std::vector<conformance::VectorFile> hf_config_vectors(const std::string& config_file,
+                                                       const std::optional<std::string>& name) {
   const auto c = read_hf_config_with_notes(config_file);
   if (c.max_position_embeddings < 1) {
     throw InvalidParameter("hf_config.max_position_embeddings", "(missing)",
                            "an integer >= 1: the vectors' positions run past the model's context");
   }
   generator::ModelRope m;
-  m.name = std::filesystem::path(config_file).stem().string();
+  m.name = hf_vectors_name(name, c, config_file);
   m.description = "Hugging Face config " + std::filesystem::path(config_file).filename().string() +
                   (c.model_type.empty() ? "" : " (model_type " + c.model_type + ")");
   m.params = c.params;
@@ -35,7 +80,7 @@ ConformOptions with_hf_config_vectors(const ConformOptions& o, const TemporaryFo
   const std::string with = "absent with --hf-config " + *o.hf_config + " (the vectors are generated from the config)";
   if (o.vectors != default_vectors_dir()) throw InvalidParameter("--vectors", "'" + o.vectors + "'", with);
   if (o.own_vectors) throw InvalidParameter("--own-vectors", "(given)", with);
-  generator::write_vectors(hf_config_vectors(*o.hf_config), folder.path());
+  generator::write_vectors(hf_config_vectors(*o.hf_config, o.hf_name), folder.path());
   ConformOptions generated = o;
   generated.vectors = folder.path().string();
   generated.own_vectors = true;

@@ -2,6 +2,7 @@
 // The golden vectors of the model a Hugging Face config.json describes (--hf-config of generate,
 // conform and verify), and the temporary folder conform and verify generate them into.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,15 @@ namespace posenc::cli {
 
 // Reads the config; its unread keys are printed to stderr as notes (stdout stays the output).
 models::HfRopeConfig read_hf_config_with_notes(const std::string& config_file);
-// The config's vectors (read_hf_config_with_notes): rope/STEM.json.
-std::vector<conformance::VectorFile> hf_config_vectors(const std::string& config_file);
+// The name of a model's vectors, rope/NAME.json: `name` (--name) when given, refused
+// (InvalidParameter naming --name) unless it is a usable file name; else the config's model, its
+// _name_or_path's last path component, else its model_type, else the config file's stem, each
+// with every character outside [A-Za-z0-9._-] replaced by '_'.
+std::string hf_vectors_name(const std::optional<std::string>& name, const models::HfRopeConfig& c,
+                            const std::string& config_file);
+// The config's vectors (read_hf_config_with_notes): rope/NAME.json, NAME as hf_vectors_name says.
+std::vector<conformance::VectorFile> hf_config_vectors(const std::string& config_file,
+                                                       const std::optional<std::string>& name);
 
 // A fresh folder under the system's temporary directory, removed with everything in it when this
 // object goes (also when the run throws).

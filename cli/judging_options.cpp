@@ -9,37 +9,63 @@
 namespace posenc::cli {
 namespace {
 
-// --working-format: one working format W, f32 or f64 (every storage format's angles formed in W),
-// or S=W pairs, comma separated (storage S's in W); each storage format at most once.
-std::map<Format, Format> parse_working_formats(const std::string& text) {
-  const std::string option = "--working-format";
-  auto format = [&](std::string_view s, bool working) {
-    for (Format f : kAllFormats) {
-      if (to_string(f) == s && (!working || f == Format::f32 || f == Format::f64)) return f;
+// A per-storage-format option: one value V (every storage format's), or S=V pairs, comma
+// separated (storage S's); each storage format at most once. `allowed` are the values' names,
+// `none_allowed` adds "none" (read as an empty value); `what` says what a value is, `example` is a
+// pair the error shows.
+template <class Value>
+std::map<Format, Value> parse_per_storage(const std::string& option, const std::string& text,
+                                          const std::vector<Format>& allowed, bool none_allowed, const std::string& what,
+                                          const std::string& example) {
+  std::string names;
+  for (Format f : allowed) names += (names.empty() ? "" : ", ") + std::string(to_string(f));
+  if (none_allowed) names += ", none";
+  auto value = [&](std::string_view s) -> Value {
+    if (none_allowed && s == "none") return Value{};
+    for (Format f : allowed) {
+      if (to_string(f) == s) return Value{f};
     }
     throw InvalidParameter(option, "'" + std::string(s) + "' in '" + text + "'",
-                           working ? "a working format, f32 or f64 (or STORAGE=WORKING pairs such as bf16=f32)"
-                                   : "a storage format, one of f64, f32, bf16, f16");
+                           what + ", one of " + names + " (or STORAGE=VALUE pairs such as " + example + ")");
   };
-  std::map<Format, Format> out;
+  auto storage_format = [&](std::string_view s) {
+    for (Format f : kAllFormats) {
+      if (to_string(f) == s) return f;
+    }
+    throw InvalidParameter(option, "'" + std::string(s) + "' in '" + text + "'",
+                           "a storage format, one of f64, f32, bf16, f16");
+  };
+  std::map<Format, Value> out;
   if (text.find('=') == std::string::npos) {
-    const Format w = format(text, true);
-    for (Format f : kAllFormats) out[f] = w;
+    const Value v = value(text);
+    for (Format f : kAllFormats) out[f] = v;
     return out;
   }
   for (auto part : split_list(text)) {
     const auto eq = part.find('=');
     if (eq == std::string_view::npos) {
       throw InvalidParameter(option, "'" + text + "'",
-                             "one format, or only STORAGE=WORKING pairs ('" + std::string(part) + "' is neither)");
+                             "one value, or only STORAGE=VALUE pairs ('" + std::string(part) + "' is neither)");
     }
-    const Format storage = format(part.substr(0, eq), false);
-    if (!out.emplace(storage, format(part.substr(eq + 1), true)).second) {
+    const Format storage = storage_format(part.substr(0, eq));
+    if (!out.emplace(storage, value(part.substr(eq + 1))).second) {
       throw InvalidParameter(option, "'" + text + "'",
                              "each storage format at most once (" + std::string(to_string(storage)) + " is repeated)");
     }
   }
   return out;
+}
+
+// --working-format: the format angles and frequencies are formed in, f32 or f64.
+std::map<Format, Format> parse_working_formats(const std::string& text) {
+  return parse_per_storage<Format>("--working-format", text, {Format::f64, Format::f32}, false, "a working format",
+                                   "bf16=f32");
+}
+
+// --score-format, --probability-format: attention's roundings, any format or none.
+std::map<Format, std::optional<Format>> parse_rounding_formats(const std::string& option, const std::string& text) {
+  return parse_per_storage<std::optional<Format>>(option, text, {kAllFormats[0], kAllFormats[1], kAllFormats[2], kAllFormats[3]},
+                                                  true, "a format the values are rounded to", "bf16=bf16");
 }
 
 }  // namespace
@@ -62,6 +88,12 @@ void add_judging_options(Command& c, ConformOptions& o) {
            "the format angles and frequencies are formed in, for standard's allowance (SPEC.md section 5): "
            "W (f32 or f64) for every storage format, or STORAGE=W pairs (bf16=f32,f16=f32); default f64 for f64 storage, "
            "f32 for the others, or what the implementation declares");
+  c.option("--score-format", o.score_format,
+           "attention: the format the scores s = scale q.k + bias are rounded to (SPEC.md section 5): F (f64, f32, bf16, "
+           "f16, or none: kept in the working format) for every storage format, or STORAGE=F pairs; default what the "
+           "implementation declares, else none");
+  c.option("--probability-format", o.probability_format,
+           "attention: the format the softmax's probabilities P are rounded to before P V, as --score-format");
   c.option("--max-position", o.max_position,
                 "judge only valid cases whose positions are all at most N in magnitude (the rest: not judged)");
   c.option("--checks", o.checks,
@@ -76,12 +108,16 @@ void add_judging_options(Command& c, ConformOptions& o) {
   c.option("--hf-config", o.hf_config,
            "a Hugging Face config.json: judge on that model's vectors (posenc generate --hf-config), generated into a "
            "temporary folder that is removed afterwards");
+  c.option("--name", o.hf_name,
+           "with --hf-config: the model's name, its vectors' file rope/NAME.json (default: the config's _name_or_path, "
+           "its last part, else its model_type, else the file's name)");
 }
 
 // The command line that reruns this check: what the reports print next to a failure.
 std::string replay_command(const std::string& head, const ConformOptions& o, bool properties) {
   std::string command = head + " --profile " + shell_quote(o.profile);
   if (o.hf_config) command += " --hf-config " + shell_quote(*o.hf_config);
+  if (o.hf_name) command += " --name " + shell_quote(*o.hf_name);
   if (o.bound) command += " --bound " + shell_quote(*o.bound);
   if (o.vectors != default_vectors_dir()) command += " --vectors " + shell_quote(o.vectors);
   if (o.own_vectors) command += " --own-vectors";
@@ -89,6 +125,8 @@ std::string replay_command(const std::string& head, const ConformOptions& o, boo
   for (const auto& f : o.exclude) command += " --exclude " + shell_quote(f);
   if (o.formats) command += " --formats " + shell_quote(*o.formats);
   if (o.working_format) command += " --working-format " + shell_quote(*o.working_format);
+  if (o.score_format) command += " --score-format " + shell_quote(*o.score_format);
+  if (o.probability_format) command += " --probability-format " + shell_quote(*o.probability_format);
   if (o.max_position) command += " --max-position " + shell_quote(*o.max_position);
   if (o.checks) command += " --checks " + shell_quote(*o.checks);
   if (properties) command += " --seed " + shell_quote(o.seed) + " --property-cases " + shell_quote(o.property_cases);
@@ -123,6 +161,9 @@ std::vector<conformance::Part> selected_parts(const ConformOptions& o, bool prop
 }
 
 conformance::RunOptions run_options(const ConformOptions& o, bool properties) {
+  if (o.hf_name && !o.hf_config) {
+    throw InvalidParameter("--name", "'" + *o.hf_name + "'", "absent without --hf-config (it names a config's vectors)");
+  }
   conformance::RunOptions options;
   options.vectors = o.vectors;
   if (!o.own_vectors) options.manifest_sha256 = shipped_manifest_sha256();
@@ -145,6 +186,10 @@ conformance::RunOptions run_options(const ConformOptions& o, bool properties) {
     options.formats_asked = true;
   }
   if (o.working_format) options.tolerance.working = parse_working_formats(*o.working_format);
+  if (o.score_format) options.tolerance.score = parse_rounding_formats("--score-format", *o.score_format);
+  if (o.probability_format) {
+    options.tolerance.probability = parse_rounding_formats("--probability-format", *o.probability_format);
+  }
   if (o.max_position) {
     const std::int64_t n = parse_int64("--max-position", *o.max_position);
     if (n < 0) throw InvalidParameter("--max-position", *o.max_position, "an integer >= 0");

@@ -22,6 +22,7 @@ struct ConformOptions {
   std::vector<std::string> filter, exclude;
   std::optional<std::string> formats;
   std::optional<std::string> working_format;
+  std::optional<std::string> score_format, probability_format;
   std::optional<std::string> max_position;
   std::optional<std::string> checks;
   std::string max_failures = "5";
@@ -34,6 +35,7 @@ struct ConformOptions {
   std::string property_cases = "100";
   std::optional<std::string> property_formats;
   std::optional<std::string> hf_config;
+  std::optional<std::string> hf_name;  // --name: the model's vectors are rope/NAME.json
 };
 
 // Registers the judging options (--profile ... --html) on c, reading into o.

@@ -21,7 +21,7 @@ void add_list_command(Command& app) {
   c.flag("--own-vectors", *own, "trust the folder's own MANIFEST (vectors of your own)");
   c.on_run([vectors, own] {
     std::cout << "families and variants (conformance/SPEC.md section 2)\n";
-    for (const auto& group : {sinusoidal_choices(), rope_choices(), alibi_choices()}) {
+    for (const auto& group : {sinusoidal_choices(), rope_choices(), alibi_choices(), attention_choices()}) {
       for (const auto& choice : group) {
         std::cout << "  " << std::left << std::setw(12) << choice.family << std::setw(24) << choice.parameter;
         for (std::size_t i = 0; i < choice.values.size(); ++i) std::cout << (i ? ", " : "") << choice.values[i];

@@ -14,6 +14,7 @@
 #include "posenc/reports/junit.hpp"
 #include "posenc/reports/text.hpp"
 #include "posenc/vectors/group_json.hpp"
+#include "posenc/vectors/json_writer.hpp"
 
 namespace posenc::cli {
 
@@ -46,6 +47,40 @@ void add_hf_rope_config(Json& group, const RopeParams& p) {
   } catch (const InvalidParameter& e) {
     group["hfRopeConfigError"] = e.what();
   }
+}
+
+// An attention case's inputs inline (SPEC.md section 10), flat in the tensors' row-major order:
+// a vector file keeps them in its safetensors file (section 4), but a client of the protocol
+// reads JSON alone. With `expected`, O then L correctly rounded to each format, as for the other
+// families.
+void add_attention_tensors(Json& test, const conformance::VectorGroup& g, const conformance::VectorCase& c,
+                           bool with_expected) {
+  const conformance::AttentionData& a = c.attention;
+  test["queryPositions"] = jio::decimal_int_array(a.query_positions);
+  test["keyPositions"] = jio::decimal_int_array(a.key_positions);
+  test["q"] = jio::hex_double_array(a.q);
+  test["k"] = jio::hex_double_array(a.k);
+  test["v"] = jio::hex_double_array(a.v);
+  const auto& p = std::get<AttentionParams>(g.params);
+  if (p.mask == AttentionMask::explicit_) test["mask"] = a.mask;
+  if (p.rope_table_given) test["table"] = jio::hex_double_array(a.table);
+  if (!with_expected || !c.valid) return;
+  Json expected{{"exact", c.expected.exact}};
+  for (Format f : kAllFormats) {
+    Json values = Json::array();
+    for (auto bits : c.expected.of(f)) values.push_back(hex_float(f, bits));
+    expected[std::string(to_string(f))] = std::move(values);
+  }
+  test["expected"] = std::move(expected);
+}
+
+// Attention's roundings as the session answers them: the storage formats that have one.
+Json rounding_formats(const std::map<Format, std::optional<Format>>& formats) {
+  Json out = Json::object();
+  for (const auto& [f, r] : formats) {
+    if (r) out[std::string(to_string(f))] = to_string(*r);
+  }
+  return out;
 }
 
 std::string format_names(const std::vector<Format>& formats) {
@@ -104,6 +139,8 @@ Json ServeSession::describe() const {
               {"bound", options_.tolerance.scaled_bound ? Json(*options_.tolerance.scaled_bound) : Json(nullptr)},
               {"formats", formats},
               {"workingFormats", working},
+              {"scoreFormats", rounding_formats(options_.tolerance.score)},
+              {"probabilityFormats", rounding_formats(options_.tolerance.probability)},
               {"files", manifest_.size()}};
 }
 
@@ -131,6 +168,7 @@ void ServeSession::cases(const JsonValue& request, std::ostream& out) {
       for (const auto& c : g.tests) {
         if (want_valid >= 0 && c.valid != (want_valid == 1)) continue;
         Json jc = jio::case_to_json(g.type, c, with_expected);
+        if (g.type == conformance::CaseType::attention) add_attention_tensors(jc, g, c, with_expected);
         Json formats = Json::array();
         for (Format f : judged_in(g, c, options)) formats.push_back(to_string(f));
         jc["formats"] = std::move(formats);
@@ -181,7 +219,7 @@ Json ServeSession::judge(const JsonValue& request) {
     }
     // As in a results file (SPEC.md section 7).
     conformance::Outcome o = conformance::read_result_outcome(
-        results[i], f, at_case, c.valid ? std::optional<std::size_t>(c.expected.size()) : std::nullopt);
+        results[i], f, at_case, c.valid ? conformance::accepted_value_counts(g, c) : std::vector<std::size_t>{});
     checked.emplace_back(&g, &c, std::move(o));
   }
   Json verdicts = Json::array();

@@ -58,7 +58,7 @@ Json serve_verdict(const conformance::VectorGroup& g, const conformance::VectorC
   const conformance::CaseJudgement judged = conformance::judge_values(g, c, specs, o.values, f, t, o.derived);
   // The worst element the runner counts: vacuous ones stay out, as in the reports.
   std::optional<std::size_t> worst;
-  for (std::size_t j = 0; j < specs.size(); ++j) {
+  for (std::size_t j = 0; j < judged.elements.size(); ++j) {
     if (judged.vacuous[j]) continue;
     if (!worst || judged.elements[j].margin > judged.elements[*worst].margin) worst = j;
   }
@@ -69,7 +69,7 @@ Json serve_verdict(const conformance::VectorGroup& g, const conformance::VectorC
   }
   if (elements) {
     Json all = Json::array();
-    for (std::size_t j = 0; j < specs.size(); ++j) {
+    for (std::size_t j = 0; j < judged.elements.size(); ++j) {  // every value given (O alone: no L)
       all.push_back(element_json(c, judged.elements[j], o.values, j, f, judged.vacuous[j]));
     }
     v["elements"] = std::move(all);

@@ -5,7 +5,8 @@ Reads what peers/run.sh left in OUTDIR: ROW.PROFILE.json (posenc verify --report
 timings.txt. Per row, vector file and format, under each
 profile: the verdict (pass: every judged check passed; FAIL: one failed; not judged: none was),
 the worst margin with its case and position (`worstMarginByFormat`) and the accurate context
-(`accurateUpTo`: every judged case up to that |position| passes). Nothing here is typed by hand.
+(`accurateContext`'s `upTo`: every judged check up to that |position| passes; it ends at a failure
+or at the last judged position). Nothing here is typed by hand.
 """
 import glob
 import json
@@ -63,8 +64,8 @@ def cell(group, fmt):
         else "not judged"
     worst = group["worstMarginByFormat"].get(fmt)
     at = "" if not worst else f"{number(worst['value'])} (tcId {worst['tcId']}, position {position(worst['position'])})"
-    accurate = group["accurateUpTo"].get(fmt, "") if fmt in group["accurateUpTo"] else ""
-    return verdict, at, "" if accurate == "" else position(accurate)
+    context = group["accurateContext"].get(fmt)
+    return verdict, at, "" if context is None else position(context["upTo"])
 
 
 def formats_of(group):
@@ -129,6 +130,49 @@ def print_configs(out):
             print(f"\n- {r['file']} tcIds {ids}: {r['how']} (answered invalid: the peer refused it)")
 
 
+def verdict_kind(group, fmt):
+    """pass, FAIL or not judged: a cell's verdict without its counts."""
+    return cell(group, fmt)[0].split(" (")[0].strip("*") if group else "not judged"
+
+
+def print_version_changes(rows, columns):
+    """Where rows of one framework and dtype but different versions (NAME.rows.json) disagree: per
+    file, format and profile, each version's verdict. The causes are the peer's README's to say."""
+    families = {}
+    for row in rows:
+        c = columns.get(row)
+        if c:
+            families.setdefault((c["framework"], c["dtype"]), []).append(row)
+    lines = []
+    for (framework, dtype), members in sorted(families.items()):
+        if len({columns[r]["version"] for r in members}) < 2:
+            continue
+        members.sort(key=lambda r: columns[r]["version"])
+        groups = {r: {p: {g["file"]: g for g in rep["groups"]} for p, rep in rows[r].items()} for r in members}
+        files = sorted(set().union(*[set(g) for r in members for g in groups[r].values()]))
+        for file in files:
+            for profile in PROFILES:
+                fmts = sorted(set().union(*[set(formats_of(groups[r][profile][file])) for r in members
+                                            if file in groups[r].get(profile, {})]),
+                              key=("f64", "f32", "bf16", "f16").index)
+                for fmt in fmts:
+                    cells = [cell(groups[r][profile][file], fmt)[0] if file in groups[r].get(profile, {})
+                             else "not judged" for r in members]
+                    kinds = {verdict_kind(groups[r].get(profile, {}).get(file), fmt) for r in members}
+                    if len(kinds) > 1:
+                        said = "; ".join(f"{columns[r]['version'].split(' (')[0]}: {v}" for r, v in zip(members, cells))
+                        lines.append(f"| {framework} | {dtype} | {file} | {fmt} | {profile} | {said} |")
+    if lines:
+        print("\n## Verdicts that differ between versions\n")
+        print("Rows of the same framework and dtype in different versions, per file, format and profile where "
+              "their verdicts differ (pass, FAIL or not judged); each peer's README says which release "
+              "changed what, and why.\n")
+        print("| framework | dtype | file | format | profile | verdicts |")
+        print("|---|---|---|---|---|---|")
+        for line in lines:
+            print(line)
+
+
 def main(out, filter_=""):
     rows = load(out)
     timings = {}
@@ -144,7 +188,9 @@ def main(out, filter_=""):
           " and was judged by `posenc verify` under `standard` and `strict` (conformance/SPEC.md section 5). "
           "Per row, vector file and format: the verdict (checks passed, or failed of judged), the worst "
           "margin (error / bound; above 1 fails) with its case and position, and the accurate context "
-          "(every judged case up to that |position| passes; `none`: the smallest already fails). "
+          "(every judged check up to that |position| passes: it ends at the first failure or at the last judged "
+          "position, and a check not judged for a vacuous bound does not end it; `none`: a check at the smallest "
+          "judged position fails). "
           "A check the peer does not support is not judged and listed below, never counted as a pass.\n")
     print(f"- command: `make peers` (`peers/run.sh build/posenc build/peers`), posenc {commit()}")
     print(f"- machine: {machine()}")
@@ -187,6 +233,7 @@ def main(out, filter_=""):
                     g = groups.get(p, {}).get(file)
                     cells += list(cell(g, fmt)) if g and fmt != "-" else ["not judged", "", ""]
                 print(f"| `{row}` | {file} | {fmt} | " + " | ".join(cells) + " |")
+    print_version_changes(rows, columns)
     print_configs(out)
     print("\n## Not supported, and skipped\n")
     for path in sorted(glob.glob(os.path.join(out, "*.skipped"))):

@@ -2,8 +2,8 @@
 // The reference plugin's memory of its last answers. The suite asks for every case once per
 // format (f64, f32, bf16, f16 in turn), with the same parameters and, for inputs exact in every
 // format, the same input values; the reference's exact answer does not depend on the format, so
-// without this memory the plugin computed each case four times (plugins.reference.all was the
-// slowest plugin test). Parameters compare as the real numbers the reference computes on;
+// without this memory the plugin would compute each case four times (plugins.reference.all is
+// the longest plugin test). Parameters compare as the real numbers the reference computes on;
 // positions and inputs compare bit by bit (a copied element keeps its input's bits, so -0 and +0
 // inputs differ).
 #include <algorithm>

@@ -42,13 +42,42 @@ posenc_status guarded(const std::function<void()>& body) {
 // Per thread: a host may call the entry points from several threads.
 thread_local plugin::RecentAnswers<RopeParams> rope_rotations, rope_rows;
 thread_local plugin::RecentAnswers<SinusoidalParams> sinusoidal_rows, sinusoidal_embeddings;
+thread_local plugin::RecentAnswers<AttentionParams> attentions;
 
-// Working formats left at the default: it is exact, and its reports must match the in-process
-// reference's, which declares none.
-const posenc_plugin_info kInfo{POSENC_PLUGIN_ABI_VERSION, "posenc reference through the C ABI", "1",
-                               POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED,
-                               {POSENC_WORKING_DEFAULT, POSENC_WORKING_DEFAULT, POSENC_WORKING_DEFAULT,
-                                POSENC_WORKING_DEFAULT}};
+// One strided tensor of an attention call, read into a row-major vector: [outer][inner][row].
+std::vector<double> gather(const StridedView& v, Format f) {
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(v.outer * v.inner * v.row));
+  for (std::int64_t t = 0; t < v.outer; ++t) {
+    for (std::int64_t h = 0; h < v.inner; ++h) {
+      const auto at = static_cast<std::size_t>(t * v.outer_stride + h * v.inner_stride);
+      for (std::int64_t e = 0; e < v.row; ++e) out.push_back(get(v.base, f, at + static_cast<std::size_t>(e)));
+    }
+  }
+  return out;
+}
+
+// A contiguous input of `count` elements as a view, so that the outputs can be checked disjoint from it.
+StridedView flat(const char* name, const void* base, std::int64_t count, std::size_t element_size) {
+  return {name, base, 1, 1, count, 0, 0, element_size};
+}
+
+// A pointer the call needs (a tensor of its problem) is non-null, one it must not have is null.
+void check_pointer(const char* name, const void* pointer, bool needed, const char* why) {
+  if (needed && !pointer) throw InvalidParameter(name, "null", "a non-null pointer");
+  if (!needed && pointer) throw InvalidParameter(name, "non-null", std::string("null ") + why);
+}
+
+// Working formats left at the default and no rounding of attention's scores or probabilities
+// declared: it is exact, and its reports must match the in-process reference's, which declares none.
+const posenc_plugin_info kInfo{
+    POSENC_PLUGIN_ABI_VERSION,
+    "posenc reference through the C ABI",
+    "1",
+    POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED | POSENC_CAP_ATTENTION,
+    {POSENC_WORKING_DEFAULT, POSENC_WORKING_DEFAULT, POSENC_WORKING_DEFAULT, POSENC_WORKING_DEFAULT},
+    {POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE},
+    {POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE}};
 
 }  // namespace
 
@@ -185,6 +214,99 @@ posenc_status posenc_learned_lookup(int64_t max_positions, int64_t dim, posenc_d
         std::uint64_t bits = *exact_bits(f, v);
         std::memcpy(static_cast<unsigned char*>(out) + (static_cast<std::size_t>(i) * d + j) * element_size(f), &bits,
                     element_size(f));
+      }
+    }
+  });
+}
+
+posenc_status posenc_attention(const posenc_attention_params* a, posenc_dtype dtype, int64_t n_queries, int64_t n_keys,
+                               const int64_t* query_positions, const int64_t* key_positions, const void* q,
+                               int64_t q_token_stride, int64_t q_head_stride, const void* k, int64_t k_token_stride,
+                               int64_t k_head_stride, const void* v, int64_t v_token_stride, int64_t v_head_stride,
+                               const uint8_t* mask, const void* table, void* o, int64_t o_token_stride,
+                               int64_t o_head_stride, void* lse, int64_t lse_token_stride, int64_t lse_head_stride) {
+  if (!a) return POSENC_INVALID_PARAMETERS;
+  return guarded([&] {
+    const Format f = plugin::from_abi(dtype);
+    const AttentionParams p = plugin::from_abi(*a);
+    validate(p, n_queries, n_keys);
+    // The binary64 scale handed over with a definition is that definition's rounding: a caller
+    // that says otherwise would have a plugin that reads `scale` and one that forms it disagree.
+    if (!p.scale && a->scale != reference::attention_scale(p).f64()) {
+      throw InvalidParameter("attention.scale", std::to_string(a->scale),
+                             "the binary64 nearest to the scale its scale_fields define");
+    }
+    const auto axes = p.position_axes();
+    const bool explicit_mask = p.mask == AttentionMask::explicit_;
+    for (const auto& [name, pointer] : {std::pair<const char*, const void*>{"query_positions", query_positions},
+                                        {"key_positions", key_positions}, {"q", q}, {"k", k}, {"v", v}, {"o", o}}) {
+      check_pointer(name, pointer, true, "");
+    }
+    check_pointer("mask", mask, explicit_mask, "unless the mask is explicit");
+    check_pointer("table", table, p.rope_table_given, "unless rope_table_given");
+    // Strides and aliasing (SPEC.md section 8): the inputs may share memory (a fused QKV
+    // buffer); O's rows and L's are disjoint, and neither shares memory with an input or the other.
+    const std::size_t size = element_size(f);
+    const StridedView q_view{"q", q, n_queries, p.query_heads, p.head_dim, q_token_stride, q_head_stride, size};
+    const StridedView k_view{"k", k, n_keys, p.kv_heads, p.head_dim, k_token_stride, k_head_stride, size};
+    const StridedView v_view{"v", v, n_keys, p.kv_heads, p.value_dim, v_token_stride, v_head_stride, size};
+    const StridedView o_view{"o", o, n_queries, p.query_heads, p.value_dim, o_token_stride, o_head_stride, size};
+    const StridedView lse_view{"lse", lse, n_queries, p.query_heads, 1, lse_token_stride, lse_head_stride, size};
+    check_view(q_view, "q_token_stride", "q_head_stride", false);
+    check_view(k_view, "k_token_stride", "k_head_stride", false);
+    check_view(v_view, "v_token_stride", "v_head_stride", false);
+    check_view(o_view, "o_token_stride", "o_head_stride", true);
+    const std::int64_t pairs = p.rope ? p.rope->pair_count() : 0;
+    std::vector<StridedView> inputs{q_view, k_view, v_view,
+                                    flat("query_positions", query_positions, n_queries * axes, sizeof(int64_t)),
+                                    flat("key_positions", key_positions, n_keys * axes, sizeof(int64_t))};
+    if (mask) inputs.push_back(flat("mask", mask, n_queries * n_keys, 1));
+    if (table) inputs.push_back(flat("table", table, (n_queries + n_keys) * 2 * pairs, size));
+    std::vector<StridedView> outputs{o_view};
+    if (lse) {
+      check_view(lse_view, "lse_token_stride", "lse_head_stride", true);
+      check_disjoint(o_view, lse_view);
+      outputs.push_back(lse_view);
+    }
+    for (const auto& out : outputs) {
+      for (const auto& in : inputs) check_disjoint(out, in);
+    }
+    const std::vector<double> qs = gather(q_view, f), ks = gather(k_view, f), vs = gather(v_view, f);
+    const std::vector<double> ts = table ? gather(flat("table", table, (n_queries + n_keys) * 2 * pairs, size), f)
+                                         : std::vector<double>{};
+    AttentionInputs in;
+    in.queries = n_queries;
+    in.keys = n_keys;
+    in.query_positions = {query_positions, static_cast<std::size_t>(n_queries * axes)};
+    in.key_positions = {key_positions, static_cast<std::size_t>(n_keys * axes)};
+    in.q = qs;
+    in.k = ks;
+    in.v = vs;
+    if (mask) in.mask = {mask, static_cast<std::size_t>(n_queries * n_keys)};
+    in.table = ts;
+    // The memory's key: the positions and every input value, the mask's among them (the suite
+    // asks once per format with the same inputs).
+    std::vector<std::int64_t> positions{n_queries};
+    positions.insert(positions.end(), in.query_positions.begin(), in.query_positions.end());
+    positions.insert(positions.end(), in.key_positions.begin(), in.key_positions.end());
+    std::vector<double> values(qs);
+    values.insert(values.end(), ks.begin(), ks.end());
+    values.insert(values.end(), vs.begin(), vs.end());
+    values.insert(values.end(), in.mask.begin(), in.mask.end());
+    values.insert(values.end(), ts.begin(), ts.end());
+    const auto& r = attentions.get(p, positions, values, [&] { return reference::attention(p, in).values; });
+    const auto heads = static_cast<std::size_t>(p.query_heads), dv = static_cast<std::size_t>(p.value_dim);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n_queries); ++i) {
+      for (std::size_t h = 0; h < heads; ++h) {
+        const std::size_t row = i * heads + h;
+        const auto at = static_cast<std::size_t>(static_cast<std::int64_t>(i) * o_token_stride +
+                                                 static_cast<std::int64_t>(h) * o_head_stride);
+        for (std::size_t e = 0; e < dv; ++e) put(r[row * dv + e], f, o, at + e);
+        if (lse) {
+          put(r[static_cast<std::size_t>(n_queries) * heads * dv + row], f, lse,
+              static_cast<std::size_t>(static_cast<std::int64_t>(i) * lse_token_stride +
+                                       static_cast<std::int64_t>(h) * lse_head_stride));
+        }
       }
     }
   });

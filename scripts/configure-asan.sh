@@ -8,7 +8,7 @@
 # add a second ggml build; the posenc verify and serve they go through run here in the verify and
 # python tests).
 # A unity build (CMAKE_UNITY_BUILD, batches of 8 files of a target in one translation unit): with
-# the emulated kernels at -O0 (fast/CMakeLists.txt), the build took 642 CPU s instead of 938, 5
+# the emulated kernels at -O0 (fast/CMakeLists.txt), the build takes 642 CPU s instead of 938, 5
 # min 40 s instead of 8 min on 2 cores. `make test`'s build is not one, so CI compiles every file
 # on its own there (an include a file lacks, hidden here by a batch's other files, fails there).
 set -euo pipefail

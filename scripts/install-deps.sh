@@ -22,7 +22,7 @@ packages=(
 tests=(
   libgtest-dev
   python3-venv        # .venv (scripts/python-venv.sh): Debian's Python 3.11 and the tests' PyPI pins
-  python3-numpy       # the seed 003 numpy RoPE example (examples/python) with /usr/bin/python3
+  python3-numpy       # with /usr/bin/python3: the seed 003 numpy RoPE example (examples/python), the bug zoo (bugs/)
 )
 # The peers (peers/README.md; `make peers`, and the peers label of `make test` unless
 # POSENC_PEER_TESTS=OFF): their Python packages, PyPI torch among them, are .venv's

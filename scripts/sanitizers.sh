@@ -18,7 +18,7 @@ werror=${POSENC_WERROR:-OFF}
 scripts/configure-asan.sh
 cmake --build build-asan -j "$jobs"
 # Left out here, run in `make test` only: the runs that recompute whole vector files through the
-# instrumented reference, several times their Release time (conform_mutants took 307 s and
+# instrumented reference, several times their Release time (conform_mutants takes 307 s and
 # plugins.reference.all ~18 minutes under ASan at -j2). What they exercise runs here anyway:
 # - the reference: vectors_regenerate_identical evaluates every case through it (the generator),
 #   the crosscheck its random cases, the per-family plugins.reference.* tests and the plugin_abi
@@ -31,8 +31,8 @@ cmake --build build-asan -j "$jobs"
 # reference (vectors_expected_values), which vectors_regenerate_identical does here
 # too (it evaluates every case through the reference, then compares the files byte for byte).
 # Tests are left out by name (ctest -E) or, within a test binary, by GTEST_FILTER; the latter
-# does not reach a test registered with its own --gtest_filter (the flag wins: until it got a
-# test of its own, vectors_loader ran the recomputation here, 27 of its 44 s).
+# does not reach a test registered with its own --gtest_filter (the flag wins), which is why the
+# recomputation is a test of its own (vectors_expected_values), left out by name.
 whole_files=(
   Conform.ReferencePassesExactOnEveryVector
   Conform.UnrotatedAndSignFlippedAreNeverConformant
@@ -56,6 +56,6 @@ scripts/configure.sh build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSENC_TSAN=
 cmake --build build-tsan -j "$jobs" --target posenc_fast_tests
 # The per-path tests on the vector paths only: the threads (workers, the split of tokens, the rows
 # kept per thread) are the driver's, the same for every path, and every thread rotates its own
-# tokens; the scalar instances run in the Release and ASan builds. Under TSan on the Zen 3 VM
-# (2 cores) they took 32 of the binary's 57 s; without them, 25 s.
+# tokens; the scalar instances run in the Release and ASan builds. Under TSan on 2 cores they
+# take 32 of the binary's 57 s.
 (cd build-tsan && GTEST_FILTER='-Isa/FastPath.*/scalar' ctest --output-on-failure -R '^fast_paths$')

@@ -25,10 +25,10 @@ def hf_expressible(case):
 @posenc.cases("rope/none", formats=["f32"], profile=PROFILE, where=hf_expressible)
 def test_hf_rope_float32(case):
     x = case.x(torch=True)
-    return hf_rope(x, int(case.positions()["position"][0]), case.params["base"], torch.float32)
+    return hf_rope(x, case.positions()["position"][0], case.params["base"], torch.float32)
 
 
 @posenc.cases("rope/none", formats=["f64"], profile=PROFILE, where=hf_expressible)
 def test_hf_rope_float64(case):
     x = case.x(torch=True)
-    return hf_rope(x, int(case.positions()["position"][0]), case.params["base"], torch.float64)
+    return hf_rope(x, case.positions()["position"][0], case.params["base"], torch.float64)

@@ -79,24 +79,16 @@ inline void rotate_pairs(DType d, bool interleaved, std::int64_t span, std::int6
 }
 
 // Ask for the lines of one input row ahead of use, into L2 (prefetcht1), in place too: the
-// hardware's stream prefetchers stop at page boundaries and go idle while a token's cos/sin row
-// is computed; software prefetches a few KiB ahead keep memory busy through both. Only calls
-// beyond the cache prefetch (rope.cpp, prefetches). Not non-temporal: on the AVX-512 Xeon VM, Q
-// and K of 4096 tokens x 32 heads x 128, f32, out of place, best of 40 batches, two alternating
-// rounds, prefetchnta took 24.5-24.7 ms per call, no prefetch 14.2-14.4, prefetcht0 13.7-14.4,
-// prefetcht1 12.1-12.2 (a non-temporal copy of the same bytes 13.1-13.2). Not into L1 and not
-// with write intent in place (a line read is held exclusive when no other core has it, so the
-// store needs no second request): on a Zen 4 VM (AMD family 25 model 17), 4096 tokens x 32 heads
-// in place, alternating rounds, prefetchw took 4.2-5.0 ms per call, prefetcht0 5.0-5.8, no
-// prefetch 3.3-4.3, prefetcht1 3.1-3.6 (an in-place scale of the same bytes 2.8-3.3).
-// A loop, not unrolled: on the Zen 3 VM (AMD family 19h model 1, AVX2), Q of 4096 tokens x 32
-// heads x 128, f32, out of place, a hand-written kernel of this path's shape (a call per token,
-// each head's 8 lines prefetched 2 KiB ahead at its start, the head's rotation unrolled) ran at
-// 0.96-1.08 of a non-temporal copy's speed with the prefetches in a loop and 0.87-1.00 with them
-// unrolled: 0.90-0.94 times as fast in each of 6 processes (41 alternating rounds each; issue
-// 19's third Zen 3 round). GCC and clang keep a loop of a run-time count rolled anyway; the
-// pragma says so where the count becomes a constant.
-// (Locality 3, prefetcht0 into L1, is the parts' prefetch a few rows ahead: heads_in_turn.)
+// hardware's stream prefetchers stop at page boundaries and go idle while a token's cos/sin row is
+// computed; software prefetches a few KiB ahead keep memory busy through both. Only calls beyond
+// the cache prefetch (rope.cpp, prefetches). Into L2, not non-temporal nor into L1 (Q and K of
+// 4096 tokens out of place, f32: 12.1 ms per call with prefetcht1, 24.6 with prefetchnta, 14.3
+// with none; paired/QK/B/out), and not with write intent in place, which is slower too: a line
+// read is held exclusive when no other core has it, so the store needs no second request. A loop,
+// not unrolled: a hand-written kernel of this path's shape is 6-10% slower with its prefetches
+// unrolled. GCC and clang keep a loop of a run-time count rolled anyway; the pragma says so where
+// the count becomes a constant. (Locality 3, prefetcht0 into L1, is the parts' prefetch a few rows
+// ahead: heads_in_turn.)
 template <int Locality = 2>
 inline void prefetch_row(const char* p, std::size_t bytes) {
 #pragma GCC unroll 1
@@ -132,23 +124,16 @@ void heads_in_range(const TokenRows& r, std::int64_t begin, std::int64_t end, Ro
 // Every head row of one token, the row prefetch_ahead rows later, but at most the token's head
 // count (this token's, else the next token's), prefetched first (none when prefetch_ahead is 0).
 // Three loops, by where the row ahead lies, and the tail's test made once per token, so that no
-// head tests either. On a Zen 5 VM (AVX-512), f32, head_dim 128, each call timed in alternating
-// batches with a baseline over the same memory in the same process (the baseline's time over the
-// call's, median of 24 pairs, three runs, the one head loop against the three): Q and K of 4096
-// tokens x 32 heads out of place 0.78-0.79 of a non-temporal copy's speed to 0.91-0.94; one token
-// of 32 + 8 heads in cache 0.49-0.63 of memcpy's to 0.56-0.73; 512 tokens x 32 heads in place (in
-// L3, no prefetch) 0.80-0.85 of an in-place scale's to 0.84-0.87, with 8 K heads 0.73-0.83 to
-// 0.78-0.81, within the noise. The distance is at most the token's head count, so that a tensor of
-// few heads still prefetches its next token (the row that far ahead would lie beyond it): Q of 32
-// heads and K of 8 at 4096 tokens, rows 16 ahead (8 KiB of f32), three runs as above, in place
-// 0.72-0.75 of the in-place scale's speed to 0.81-0.84, out of place 0.87-0.88 of a non-temporal
-// copy's to 0.90-0.91.
+// head tests either (Q and K of 4096 tokens out of place: 0.91-0.94 of a non-temporal copy's speed
+// against 0.78-0.79 with one loop testing per head; paired/QK/B/out). The distance is at most the
+// token's head count, so that a tensor of few heads still prefetches its next token (the row that
+// far ahead would lie beyond it): Q of 32 heads and K of 8 at 4096 tokens in place, 0.81-0.84 of
+// the in-place scale's speed against 0.72-0.75 (paired/GQA/B/in).
 template <class RotateRow>
 void for_each_head(const TokenRows& rows, RotateRow rotate_row) {
-  // A copy the compiler keeps in registers: a vector store may alias any object, so the fields
-  // of `rows` were read again after every head's stores. (Zen 3 VM, AVX2, 512 tokens x 32 heads x
-  // 128 in place, 3 alternating rounds: 212 to 196 us per call; 16 tokens in L2 out of place 7.1
-  // to 6.7 us; 4096 tokens x 4 heads in place 409 to 399 us.)
+  // A copy the compiler keeps in registers: a vector store may alias any object, so the fields of
+  // `rows` would be read again after every head's stores (512 tokens x 32 heads in place: 196 us
+  // per call against 212).
   const TokenRows r = rows;
   const bool in_place = r.in == r.out;
   const std::size_t used = row_bytes_read(r);

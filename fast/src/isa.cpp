@@ -122,9 +122,8 @@ Isa resolve_isa() {
 }  // namespace
 
 // Resolved once: neither POSENC_ISA nor the CPU changes, and a call without Options::isa asks
-// on every call (resolved once, a one-token call with Options{} went from 1,196 to 1,177
-// instructions, callgrind on the AVX2 path). A bad POSENC_ISA is not kept as an answer: each
-// call resolves it again and throws its error.
+// on every call (resolved each time, ~20 of a one-token call's ~1,200 instructions). A bad
+// POSENC_ISA is not kept as an answer: each call resolves it again and throws its error.
 Isa selected_isa() {
   static const std::optional<Isa> resolved = []() -> std::optional<Isa> {
     try {
@@ -170,8 +169,8 @@ std::size_t sysfs_cache_bytes(long wanted_level) {
 
 }  // namespace
 
-// sysfs first: glibc's sysconf, the fallback, reported the whole socket's L3 on the AMD
-// development VM (256 MiB against sysfs's 32 MiB).
+// sysfs first: glibc's sysconf, the fallback, can report a VM's caches as the whole socket's
+// (an L3 of 256 MiB where sysfs lists the core complex's 32 MiB).
 std::size_t core_cache_bytes() {
   static const std::size_t bytes = [] {
     std::size_t size = sysfs_cache_bytes(2);

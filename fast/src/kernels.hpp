@@ -36,7 +36,7 @@ struct TokenRows {
 // Consecutive tokens [0, tokens) of one tensor in one kernel call: token k is `first` with its
 // input and output k token strides on and its row at rows[k] (cosines) and rows[k] + sines
 // (first's c and s are token 0's); the token after the last is first's next_in (elements.hpp,
-// token_of). (A call per token cost up to a fifth of the time: rope.cpp, rotate_tokens.)
+// token_of). (A kernel call per token would cost up to a fifth of the time: rope.cpp, kBlock.)
 // Plain data: no member function, since an inline function of this header compiled into a path's
 // translation unit is a shared (weak) definition, of which the linker keeps one for every path
 // (elements.hpp; tests/fast/isa_objects_test.sh).
@@ -84,12 +84,12 @@ std::size_t core_cache_bytes();
 // On an AMD CPU, the L3 that sysfs lists for cpu0 (on Zen, its core complex's own), in bytes; 0
 // on other CPUs or where sysfs lists none.
 std::size_t amd_l3_bytes();
-// How far ahead of the rotation its input rows are prefetched, in bytes (rope.cpp, prefetch_rows,
-// has the measurements): on AMD family 19h (Zen 3 and 4) 1 KiB for f32 in place, else 2 KiB; 8
-// KiB on other CPUs.
+// How far ahead of the rotation its input rows are prefetched, in bytes, tuned per CPU (rope.cpp,
+// prefetch_rows, says why and which bench cases measure it): on AMD family 19h (Zen 3 and 4) 1 KiB
+// for f32 in place, else 2 KiB; 8 KiB on other CPUs.
 std::size_t prefetch_distance_bytes(DType d, bool in_place);
-// In how many parts at once (TokenRun::parts) a call rotates a thread's tokens (rope.cpp,
-// rotate_parts has the measurements). In place: on AMD family 19h (Zen 3 and 4) kMaxParts for
+// In how many parts at once (TokenRun::parts) a call rotates a thread's tokens, tuned per CPU
+// (rope.cpp, rotate_parts, says why). In place: on AMD family 19h (Zen 3 and 4) kMaxParts for
 // f32 and f16 beyond the caches, else 1. A streaming call not wholly in place: on Intel CPUs
 // kMaxParts for f32, else 1. force_parts(n), n in [1, kMaxParts], makes it n for every call in
 // place (but those whose rows are all kept) and every streaming call not, 0 undoes that:
@@ -98,8 +98,8 @@ std::size_t prefetch_distance_bytes(DType d, bool in_place);
 std::int64_t in_place_parts(DType d, bool beyond_caches);
 std::int64_t streamed_parts(DType d);
 // How far ahead, in bytes, each part of a streaming call in parts (streamed_parts) prefetches its
-// head rows into L1 (TokenRun::part_prefetch_ahead; rope.cpp, rotation, has the measurements): 1
-// KiB on Intel CPUs, 0 (none) elsewhere.
+// head rows into L1 (TokenRun::part_prefetch_ahead; rope.cpp, rotation, says why): 1 KiB on Intel
+// CPUs, 0 (none) elsewhere.
 std::size_t streamed_parts_prefetch_bytes();
 void force_parts(std::int64_t parts);
 

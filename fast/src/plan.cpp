@@ -66,7 +66,7 @@ void RopePlan::angles(const double* position, std::size_t i0, std::size_t m, dou
 // within ~2^-51 of its value (u35 and the angle's tail, kernels.hpp); the anchor step's results
 // within ~2^-49.5, the row's within ~2^-48.5 of the exact values, ~2^-24 of binary32's rounding
 // unit at 1: the binary32 row is the correctly rounded one but where the exact value lies that
-// close to a rounding boundary, as it already was with SLEEF at every position.
+// close to a rounding boundary, as with SLEEF alone at every position.
 void RopePlan::to_anchor(const double* cA, const double* sA, std::int64_t j, std::size_t i0, std::size_t m, double* c,
                          double* s, const detail::Kernels& k) const {
   const std::size_t at = static_cast<std::size_t>(j) * static_cast<std::size_t>(pairs()) + i0;

@@ -26,7 +26,8 @@ using detail::kernels;
 using detail::to_kernel_row;
 
 // check_tensor's errors, out of line and cold, so that the check inlines into the call (as
-// posenc/strided_view.hpp's: called, it took ~25 instructions of a one-token decode call's ~1,200).
+// posenc/strided_view.hpp's do): called, the check costs ~25 instructions of a one-token decode
+// call's ~1,200.
 [[noreturn, gnu::cold, gnu::noinline]] void refuse_tensor(const RopeTensor& t, const char* name) {
   if (!t.in || !t.out) throw InvalidParameter(std::string(name) + ".in/out", "null", "non-null pointers");
   throw InvalidParameter(std::string(name) + ".heads", std::to_string(t.heads), ">= 1, or 0 for the call's n_heads");
@@ -73,10 +74,9 @@ CheckedViews check_views(DType d, std::int64_t n_tokens, std::int64_t heads, std
 
 // Sizes, strides and aliasing of Q and K (SPEC: in place means the same buffer with the same
 // strides; Q and K may share a fused buffer only as disjoint, identically strided rows). Each
-// tensor's views are values, not entries of arrays indexed at run time, so that the compiler
-// keeps them in registers: with the checks inline besides (posenc/strided_view.hpp), a one-token
-// call of 1 head took ~57 ns instead of ~65 (AVX-512 Xeon VM, f32, out of place, 3 alternating
-// processes).
+// tensor's views are values, not entries of arrays indexed at run time, so that the compiler keeps
+// them in registers: with the checks inline besides (posenc/strided_view.hpp), a one-token call of
+// one head takes ~57 ns instead of ~65.
 void check_layout(DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim, const RopeTensor& q,
                   const RopeTensor& k) {
   const CheckedViews vq = check_views(d, n_tokens, heads_of(q, n_heads), head_dim, q, kQNames);
@@ -108,25 +108,11 @@ std::int64_t rows_ahead(const RopeParams& p, DType d, std::size_t bytes) {
 }
 
 // How far ahead rows are prefetched (detail::prefetch_distance_bytes), in whole rows, at least
-// one. Measured at shape B, 4096 tokens x 32 heads x 128, alternating rounds, median ms per call.
-// AMD family 17h VM: 8 KiB the best of 2, 8, 16 and 32. Zen 3 VM (AMD family 19h model 1,
-// AVX2), f32, 3 rounds, 2 KiB against 8 KiB: Q in place 3.91 against 4.25 (in-place scale 4.10),
-// out of place 4.34 against 5.06-5.28 (non-temporal copy 4.10); Q of 32 heads and K of 8, 4.61
-// against 5.22 in place, 5.48 against 6.03 out; Q and K of 32, 8.08 against 8.85 in place, 8.27
-// against 9.30 out (1 KiB within the noise of 2). Zen 4 VM (family 19h): a flat rotation loop
-// 4.2-5.4 with 8 KiB, 2 KiB neutral. Zen 5 VM (family 1Ah model 2, AVX-512), 7-9 rounds, 2 KiB
-// against 8 KiB: Q and K of 32 out of place, f32 7.66 against 7.14, bf16 4.33 against 3.46
-// (non-temporal copies of the same bytes 6.59 and 3.36); in place, f32 6.59 against 6.08, bf16
-// 3.68 against 2.66; Q out of place 3.94 against 3.43; Q and K of 8 out of place 5.03 against
-// 4.92, in place 4.24 against 4.20 (4 KiB: f32 as 8, bf16 4.08). Intel Xeon VM (AVX-512, 2 MiB
-// L2), Q alone, f32, 3 rounds: out of place 5.92-6.03 against 5.67-5.98, in place 5.88-6.12
-// against 5.58-5.71. Issue 19's Zen 3 round, the same Zen 3 VM, in one process, each round a
-// batch at 1 KiB (or 4 KiB) beside a batch at 2 KiB on the same tensors (bench/paired.hpp), 31
-// rounds, the median of 2 KiB's time over the other's in two processes: f32 in place, 1 KiB, Q
-// 1.04 and 1.05, Q and 8 K heads 1.07 and 1.06, Q and K 1.06 and 1.05 (512 bytes: 0.97-1.04, 1.5
-// KiB 1.02-1.04); f32 out of place, 1 KiB, 0.98-1.04; bf16, 1 KiB, 0.92-0.96 in place and
-// 0.93-0.99 out; bf16, 4 KiB, 1.01-1.04 in place and 0.95-0.97 out. So f32 in place takes 1 KiB
-// there (the call's mode is Q's). A rule of thumb this is not: a measured optimum of one CPU.
+// one. The distance is a measured optimum of each CPU, not a rule; the bench's shape-B cases
+// measure it (paired/Q/B/in, paired/QK/B/out and the other paired/*/B cases, whose roofs prefetch
+// 1, 2 and 8 KiB ahead). 8 KiB on most CPUs; on AMD family 19h (Zen 3 and 4) 2 KiB (Q in place at
+// shape B: 3.91 ms per call against 4.25 with 8 KiB), and 1 KiB for f32 in place (the call's mode
+// is Q's).
 std::int64_t prefetch_rows(const RopeParams& p, DType d, bool in_place) {
   return rows_ahead(p, d, detail::prefetch_distance_bytes(d, in_place));
 }
@@ -173,67 +159,28 @@ void rotate_run(const Rotation& r, const RopeTensor& x, std::int64_t t, std::int
   r.kernels.rotate(run);
 }
 
-// Tokens [begin, end) in passes: the pass's Q tokens, then its K tokens, so that
-// each tensor is read in long runs (alternating every token costs ~10% at DRAM bandwidth). rows(t,
-// i) gives token t's row (its cosines; kernels.hpp, TokenRun), i = t - the pass's first token;
-// the fused path computes it on the Q pass and keeps it for K's (all_rows_kept: a pass is as
-// long as the rows kept). Before the passes, a thread's tokens may go in parts at once
-// (rotate_parts; the rest, fewer than the parts, after). Within a pass each
-// tensor's tokens go to the kernels in runs of kBlock: one call and one choice of kernel per run,
-// not per token. A pass was a block of kBlock tokens until issue 19's Zen 3 round; a call whose
-// rows are all kept (at most 512 tokens at head_dim 128) now takes one pass (if not in parts,
-// which go block by block, Q's then K's). On a Zen 3 VM (AVX2),
-// both builds loaded into one process and called in alternating batches on the same memory, 21
-// rounds, median of the old build's time over the new one's, f32, 512 tokens x Q of 32 heads and
-// K of 32: in place 1.11-1.27 (3 processes), out of place 1.10-1.15; with new positions every
-// call (every row computed) 1.13 both; with K of 8, 1.02-1.06 and 1.01-1.03; Q alone 0.99-1.02.
-// Passes of 512 tokens in the longer calls, the rows read back from the L3 on K's pass, measured
-// no faster at 4096 tokens (0.95-1.03), so those keep passes of kBlock.
-// The runs, measured before the passes: on a Zen 5 VM (AVX-512, f32, head_dim 128),
-// in batches alternating with a baseline over the same memory in one process, 4 processes
-// each, a call per token against a run per block: 512 tokens x 32 heads in place 0.74-0.79 of
-// an in-place scale's speed to 0.79-0.84 (0.72-0.76 of a hand-written rotation loop's to
-// 0.80-0.84), with 8 K heads 0.72-0.85 to 0.79-0.93; 4096 tokens in place 0.83-0.88 to
-// 0.88-0.96, with 8 K heads 0.82-0.89 to 0.84-0.94; 16 tokens out of place in L2 0.76-0.81 of a
-// hand-written loop's to 0.84-0.89, f16 0.59-0.63 to 0.73-0.74. The rows of a run are computed
-// before it. Until issue 19's native Intel round, where the outputs were streamed, Q's tokens went
-// one per run instead, their rows computed between them: on that Zen 5 VM, with runs of 16, 512
-// tokens out of place took 0.95-0.96 of a non-temporal copy's speed (one per run 0.99-1.02). Since
-// then the calls changed (rows kept across calls, passes, the fixed cost of a run), and on the
-// Intel Xeon VM (CPUID family 6 model 207, AVX-512), f32 out of place (streamed), timer-sampled
-// `perf record` of 512 tokens x 32 heads put 8.5% of the samples in building each token's run
-// (its stores to the stack wait behind the non-temporal ones) and 3-5% more in the call per token
-// around it. Runs of 16 against one per run there (one build switching between them, alternating
-// batches), median of time over time (15-21 rounds): Q 0.95-0.97 at 512 tokens (rows kept),
-// 0.93-0.95 at 4096 (rows computed per block), 0.97 at 512 tokens with new positions every call,
-// 0.94 at 4096; Q and 8 K heads 0.99 and 0.93; Q and K 0.97 and 0.995. On the Zen 3 VM (AVX2),
-// both builds in one process, one per run over runs of 16: 512 tokens of 32 heads 0.96-1.11 (4
-// runs), of 32 and 32 1.19, 4096 tokens of 32 heads 1.05-1.07 (3 runs), of 32 and 8 1.01, of 32
-// and 32 0.96. So every tensor's tokens now go in runs of kBlock. In place, Q's outputs are not
-// streamed even in a streaming call (until issue 19's Zen 3 round they too went one per run
-// there): on the Zen 3 VM,
-// both builds loaded into one process and called in alternating batches on the same memory
-// (median of the old build's time over the new one's, 21 rounds; 9 at 4096 tokens): 512 tokens in
-// place of 32 heads 1.08, of 32 and 8 K heads 1.14, of 32 and 32 1.19; 4096 tokens of 32 heads
-// 1.03, of 32 and 8 1.06; and on the Zen 5 VM 512 tokens in place in runs of 1 and 4 took
-// 1.07-1.10 and 1.02-1.05 times as long as in runs of 16, and with the first 4, 8 or 16 KiB of a
-// run's first token prefetched into L1 before its rows, 1.02-1.13, 1.07-1.09 and 1.36-1.51 times
-// as long. (Before the runs, measured the same way with a call per token:
-// all of a block's rows before its first token, 1.06-1.08 times as long; each token's
-// successor's row before its rotation, 1.02-1.04; the token loop without its two divisions,
-// 1.00-1.02; blocks of 64 tokens within the noise. And computing the next block's rows in pieces between head rows measured no
-// faster on shape B.)
+// Tokens [begin, end) in passes (rotate_tokens): the pass's Q tokens, then its K tokens, so that
+// each tensor is read in long runs (alternating tensors every token costs ~10% at DRAM bandwidth).
+// rows(t, i) gives token t's row (its cosines; kernels.hpp, TokenRun), i = t - the pass's first
+// token; the fused path computes it on the Q pass and keeps it for K's. A pass is kBlock tokens,
+// or the whole call (but its parts) where all its rows are kept (all_rows_kept), which reads each
+// tensor in one run (Q and K of 512 tokens in place: 1.11-1.27 times as fast as in passes of
+// kBlock; paired/QK/A/in); in longer calls longer passes, their rows read back from the L3, are no
+// faster. A thread's tokens may first go in parts (rotate_parts; the rest, fewer than the parts,
+// in passes). Within a pass each tensor's tokens go to the kernels in runs of kBlock, their rows
+// computed before the run: one kernel call and one choice of kernel per run, not per token (a run
+// per token takes 7-10% longer, runs of 4 tokens 2-5%, and blocks of 64 are no faster;
+// paired/Q/A/in). A tensor in place takes ordinary stores even in a streaming call (streamed): its
+// lines are in the cache, just read.
 constexpr std::int64_t kBlock = 16;
 
 // The rows a thread keeps through a call and after it (detail::KeptRows): every token's where the
 // call's rotated spans, padded to lines, hold at most kKeptRowSpans values (512 tokens at head_dim
-// 128: 256 KiB of rows in the half layout, 512 KiB interleaved; the layers of a forward pass
-// then compute none after the first), else a block's. Not 4 MiB (every row of 4096 tokens at
-// head_dim 128 kept, read back from memory by the next call instead of computed; passes and parts
-// as at 512 KiB, when rows of either layout took 1 KiB): on the Zen 3 VM (AVX2), f32, shape B,
-// the paired bench's ratios in 3 alternating runs of each build, in place Q 0.89-0.90 against
-// 0.92-0.96, Q and 8 K heads 0.85-0.87 against 0.90-0.92, Q and K 0.88-0.94 against 0.81-0.98;
-// out of place Q 0.85-0.89 against 0.82-0.86, the others within the noise.
+// 128: 256 KiB of rows in the half layout, 512 KiB interleaved; the layers of a forward pass then
+// compute none after the first), else a block's. Not more: every row of 4096 tokens (4 MiB) kept
+// is read back from memory by the next call, which in place is slower than computing it (Q at
+// shape B: 0.89-0.90 of the in-place scale's speed against 0.92-0.96, paired/Q/B/in) and out of
+// place gains little.
 constexpr std::uint64_t kKeptRowSpans = 512 * 128;
 bool all_rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
   // A product, not a 64-bit division per call; the first test bounds n_tokens by 2^16, so the
@@ -245,34 +192,15 @@ bool all_rows_kept(const RopePlan& plan, std::int64_t n_tokens) {
 // Tokens [begin, begin + parts * per) as `parts` runs of `per` tokens at once (kernels.hpp,
 // TokenRun::parts: head h of each part's token before head h + 1), in blocks of kBlock tokens per
 // part: Q's run of the block, then K's. rows(t, i): token t's row, i its index among the block's
-// tokens of every part. Where (Rotation::parts; detail::in_place_parts, streamed_parts): as one
-// sequential stream leaves the memory idle much of the time there, in place beyond the caches
-// of AMD family 19h, and in streaming calls (Options::stores, beyond the core's cache) not wholly
-// in place on Intel CPUs (a tensor in place among them goes in the same parts, without streaming).
-// In place: issue 19's second Zen 3 round (AMD family 19h model 1, AVX2), hand-written loops
-// over 64 MiB in place, alternating batches: an in-place scale in 4 parts at once (a line of each
-// in turn) 2.9-3.6 ms against 3.8-4.4 in one stream, a rotation loop 3.3-3.9 against 4.4-5.1 (4
-// parts of 4 KiB in turn instead: as one stream). Both builds of the fast path in one process,
-// alternating batches, 9-11 rounds, median of the one-part build's time over the 4-part build's,
-// f32 half layout, in place, 4096 tokens: Q of 32 heads 1.22, 1.24, 1.22, 1.02 and 0.95 (5
-// processes); Q and K of 8 1.18, 1.18, 0.97; Q and K of 32 1.19, 1.22; interleaved 1.25; f16
-// 1.09; 2 threads 1.12; 2048 tokens 1.38. Not taken there: 2 parts (0.99), out of place
-// (non-temporal stores from 4 places: 0.84-1.02, with or without the prefetch; from 2, without
-// it, issue 19's sixth Zen 3 round, the paired bench's ratios to the copy in 3 alternating runs
-// of each build, f32 at shape B: Q 0.68-0.72 against 0.82-0.87 in one part, Q and 8 K heads
-// 0.73-0.78 against 0.82-0.88, Q and K 0.68-0.77 against 0.86-0.91), bf16 (Q and K of 32: 0.90;
-// its split kernel's reordered rows per part cost more than the parts give), the prefetch within
-// the parts (0.90).
-// Out of place: issue 19's eighth round, on the Intel Xeon VM (CPUID family 6 model 207,
-// AVX-512), one build switching between 1 and 2, 3 or 4 parts, alternating batches in one
-// process, 31 rounds, median of the one-part time over the k-part time, f32 out of place
-// (streamed), Q of 32 heads / Q and 8 K heads / Q and K of 32, half layout: 512 tokens, 4 parts
-// 1.04 / 1.06 / 1.03 (2 parts 1.02 / 1.06 / 1.02); 4096 tokens 1.04 / 1.04 / 1.07 (2 parts
-// 1.02 / 1.02 / 1.03); interleaved, 4 parts, 1.05 / 1.07 / 1.07 and 1.08 / 1.06 / 1.09; 2
-// threads 1.00-1.04. Not taken there: bf16 (Q and K of 32 at 4096 tokens, 0.96-1.00 in 2, 3 or
-// 4 parts) and f16 (0.96-1.02); the prefetch within the parts into L2 (8, 4 and 2 KiB ahead per
-// part: the paired bench's out-of-place ratios 0.77-0.87, 0.82-0.92, 0.86-0.97, against 0.87-0.97
-// without it). Into L1, 1 KiB ahead, it was taken in the thirteenth round (rotation).
+// tokens of every part. One sequential stream leaves the memory idle much of the time; several
+// parts at once keep more lines in flight. Whether that pays depends on the CPU
+// (detail::in_place_parts, streamed_parts; the bench's paired/*/B cases measure it): in place
+// beyond the caches of AMD family 19h, f32 and f16 (Q and K of 4096 tokens in place: 1.19-1.22
+// times as fast in 4 parts, paired/QK/B/in); and in streaming calls not wholly in place on Intel
+// CPUs, f32 only (a tensor in place among them goes in the same parts, without streaming). Not
+// taken: 2 parts (no faster); bf16 (its split kernel's rows, reordered per part, cost more than
+// the parts give); out of place on AMD (non-temporal stores from several places at once are slower
+// than from one). On Intel each part prefetches its rows into L1 (rotation).
 template <class Rows>
 void rotate_parts(const Rotation& r, std::int64_t begin, std::int64_t per, std::int64_t parts, const RopeTensor& q,
                   const RopeTensor& k, Rows& rows) {
@@ -308,9 +236,8 @@ void set_block_runs(BlockRuns& b, const Rotation& r, const RopeTensor& q, const 
 }
 
 // One block's tokens [begin, end) (set_block_runs): their rows, then Q's run and K's. What the
-// passes of rotate_tokens do for one block, without their loops. (A call of 1 token x 1 head,
-// f32, out of place, on the AVX-512 Xeon VM: 54 ns against 60, 3 alternating processes; ~110 of
-// its ~1,000 instructions, by callgrind on the AVX2 path.)
+// passes of rotate_tokens do for one block, without their loops: ~110 fewer instructions of a
+// one-token call's ~1,000.
 template <class Rows>
 void rotate_block(BlockRuns& b, std::int64_t begin, std::int64_t end, Rows& rows) {
   for (std::int64_t t = begin; t < end; ++t) b.rows[t - begin] = rows(t, t - begin);
@@ -364,16 +291,11 @@ double call_bytes(DType d, std::int64_t n_tokens, std::int64_t n_heads, std::int
 // Whether a call's tensors are taken to be beyond the core's own caches: its reads and writes
 // (twice its output bytes) exceed the core's L2. Such a call prefetches its rows and, out of
 // place, streams its outputs (Options::stores automatic): written with ordinary stores, each
-// output line is first read for ownership and later written back, while non-temporal stores
-// write it once. Before issue 19's AVX-512 runs the threshold was a quarter of the last-level
-// cache, which a VM may report as the whole socket's: 260 MiB on that Xeon VM, where shape A's
-// 8 MiB tensor then took ordinary stores and no prefetch. There (2 MiB L2), best of 40 batches,
-// alternating runs, 1 tensor of T tokens x 32 heads x 128, f32: out of place, T = 64 (1 MiB
-// out) 36-40 GB/s with either store; T = 128, 25 ordinary against 33 streamed; T = 256 and
-// 512, 24-25 against 29-31; in place, the prefetch took T = 512 from 44-45 to 49 GB/s and T =
-// 4096 from 38-41 to 46-47; 64 tokens x 40 heads out of place 37-38 GB/s streamed against 29-30
-// with ordinary stores, the prefetch within the noise. On a Zen 4 with a 32 MiB L3 and 1 MiB
-// L2, T = 512 ran 21 GB/s with ordinary stores against 37-39 streamed.
+// output line is first read for ownership and later written back, while non-temporal stores write
+// it once. The L2, not the last-level cache: a VM may report the whole socket's L3 as its own, and
+// outputs beyond the L2 already stream faster (Q of 512 tokens out of place, 8 MiB each way, with
+// a 2 MiB L2: 24-25 GB/s with ordinary stores against 29-31 streamed; bench:
+// fused/Q/A/f32/half/out-streaming/1 against out-cached/1).
 bool beyond_core_cache(double bytes) { return 2 * bytes > static_cast<double>(detail::core_cache_bytes()); }
 
 bool streams(const Options& o, bool beyond_cache) {
@@ -381,24 +303,14 @@ bool streams(const Options& o, bool beyond_cache) {
   return beyond_cache;
 }
 
-// Whether rows are prefetched: only beyond the core's caches (in them, a prefetch is a load slot
-// taken from the rotation for nothing: one token x 40 heads in cache, AVX2, ~10% of the call),
-// and on an AMD CPU only where the call's reads and writes exceed its L3 as well (the same test
-// as beyond_core_cache's, one level up). Tokens x 32 heads x 128, f32, in place, alternating
-// rounds, median us per call without and with the prefetch. Zen 3 VM (AMD family 19h model 1,
-// 32 MiB L3, AVX2), 2 KiB ahead, 3 rounds: 512 tokens (8 MiB) 213 and 251 (an in-place scale
-// 151), 1024 tokens 470 and 536, 512 tokens of Q and K 455 and 515, of Q and 8 K heads 269 and
-// 322; but 2048 tokens (32 MiB) 1983 and 1550, 4096 tokens 5150 and 4390 (out of place 5380 and
-// 4850); while other tenants of the VM's host took the L3 (times 2-3 those above), 512 tokens of
-// Q and K took 1612 and 1338, of Q and 8 K heads 564 and 490, Q alone still 239 and 377. Zen 5
-// VM (family 1Ah model 2, 32 MiB L3, AVX-512), 8 KiB ahead, 7 rounds: 512 tokens 133 and 140,
-// of Q and 8 K heads (10 MiB) 155 and 175 (with 2 KiB, 208 and 245), of Q and K (16 MiB) 339
-// and 336, 1024 tokens 353 and 370; 2048 tokens 1524 and 1147; out of place (streamed) 512
-// tokens 227 and 228, of Q and 8 K heads 288 and 291, of Q and K 521 and 493 (a non-temporal
-// copy 506). On the AVX-512 Xeon VM the prefetch helped within its L3 too (512 tokens in place
-// 44-45 to 49 GB/s: beyond_core_cache), so other CPUs keep the L2 threshold. beyond_cache is
-// beyond_core_cache(bytes), which the call tests once (in a one-token call each cache-size
-// lookup is a call of its own).
+// Whether rows are prefetched: only beyond the core's caches (in them, a prefetch takes a load
+// slot from the rotation for nothing: ~10% of a one-token call of 40 heads), and on an AMD CPU
+// only where the call's reads and writes exceed its L3 as well (beyond_core_cache's test, one
+// level up). This depends on the CPU (bench: paired/Q/A/in, within a 32 MiB L3, and paired/Q/B/in,
+// beyond it): on AMD family 19h the prefetch slows a call within the L3 (Q of 512 tokens in place:
+// 251 us per call against 213 without) and speeds one beyond it; on Intel it helps within the L3
+// too, so other CPUs keep the L2 threshold. beyond_cache is beyond_core_cache(bytes), which the
+// call tests once (in a one-token call each cache-size lookup is a call of its own).
 bool prefetches(double bytes, bool beyond_cache) {
   if (!beyond_cache) return false;
   const auto l3 = static_cast<double>(detail::amd_l3_bytes());
@@ -420,17 +332,11 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
   const std::int64_t at_once = in_place ? (all_kept ? 1 : detail::in_place_parts(d, prefetched))
                                         : (stream ? detail::streamed_parts(d) : 1);
   // A streaming call in parts prefetches each part's head rows into L1 a little ahead
-  // (detail::streamed_parts_prefetch_bytes; elements.hpp, heads_in_turn). Issue 19's thirteenth
-  // round, the AVX-512 Xeon VM, f32 out of place, the paired bench's ratios to the copy (3 runs of
-  // each build, alternating), 4 parts without against with prefetcht0 1 KiB ahead: Q 0.88 to
-  // 0.94-0.95 at 512 tokens and 0.91 to 0.93-0.94 at 4096; Q of 32 heads and K of 8 0.85 to
-  // 0.92-0.94 and 0.88 to 0.93; Q and K 0.89 to 0.94 and 0.97 to 0.97-0.99; in place unchanged.
-  // 2 KiB ahead about as fast; 512 bytes slower for Q at 4096 tokens (0.90 against 0.94), 4 KiB
-  // slower at 4096 tokens (0.88-0.93 against 0.93-0.98). Into L2 instead (prefetcht1, 2-8 KiB
-  // ahead, the eighth round) it was slower than none. A hand-written loop over one stream, 512
-  // tokens: 1 KiB ahead into L1 0.96-0.98 of a copy's speed, none 0.90-0.94. (Why, without
-  // hardware counters on that VM, a guess: the L2's own prefetcher brings the lines from the L3,
-  // where shape A's tensors lie, to L2 but not to L1, where the rotation then waits for them.)
+  // (detail::streamed_parts_prefetch_bytes; elements.hpp, heads_in_turn), on Intel CPUs, where
+  // such calls go in parts: 1 KiB ahead takes Q of 32 heads and K of 8 at 512 tokens from 0.85 to
+  // 0.92-0.94 of the copy's speed (paired/GQA/A/out); 512 bytes and 4 KiB are slower, and into L2
+  // (prefetcht1) it is slower than none. Presumably the L2's own prefetcher brings the lines from
+  // the L3 to L2 but not to L1, where the rotation then waits for them.
   const std::int64_t part_ahead =
       !in_place && stream ? rows_ahead(plan.params(), d, detail::streamed_parts_prefetch_bytes()) : 0;
   return {kernels(isa), plan, d, n_heads, stream, ahead, all_kept, at_once, part_ahead};
@@ -506,8 +412,8 @@ thread_local Anchor last_anchor;
 // position_embeddings), and a decode step's layers by one. A longer call uses kBlock slots per
 // part (slot i: the token's index among its block's tokens of every part, rotate_tokens and
 // rotate_parts), whose rows stay in L1 and L2 between a block's Q and K, and keeps only its last
-// block. Not zeroed: every row is written before its key says so (zeroing a block's 16 KiB took
-// ~15% of a one-token decode call).
+// block. Not zeroed: every row is written before its key says so, and zeroing the slots would
+// be a cost of every one-token decode call.
 
 struct KeptRows {
   struct Key {
@@ -542,21 +448,14 @@ thread_local KeptRows kept_rows;
 }  // namespace
 
 // The rows a streaming call keeps, one per token, where it repeats the thread's last streaming
-// call (KeptRows::repeats) and they take at most this many bytes (4096 tokens at head_dim 128 in the
-// half layout). Computed, the rows of such a call took its stream's time: on the AVX-512 Xeon VM
-// (issue 19's eleventh round), 4096 tokens x 32 heads x 128, f32, out of place (streamed), one
-// build switching between computing every row and reading every row kept, alternating batches,
-// 11 rounds, the median of each ratio to a non-temporal copy in two processes: Q 0.864 and 0.908
-// computed against 0.915 and 0.919 kept, Q and 8 K heads 0.862 and 0.918 against 0.899 and 0.926,
-// Q and K 1.002 and 1.019 against 1.013 and 1.030. Keeping every row of every call that long
-// instead made calls at new positions each time slower, their rows written to 2 MiB of cold
-// slots (each line read for ownership): Q 0.853 and 0.849 against 0.792 and 0.782, Q and 8 K
-// heads 0.899 and 0.900 against 0.847 and 0.819; so a call keeps them only when it repeats the
-// last, the second layer of a forward pass (each thread of a call keeps a slot per token of the
-// call: up to 2 MiB each). In place not: the same switch there, which also made a pass of the
-// whole call, read Q 0.939 and 0.940 of an in-place scale's speed against 0.915 and 0.917, but Q
-// and K 0.910 and 0.915 against 0.935 and 0.913 on this VM, and was slower on the Zen 3 VM
-// (all_rows_kept); this rule was not measured there.
+// call (KeptRows::repeats) and they take at most this many bytes (4096 tokens at head_dim 128 in
+// the half layout). Computed, the rows of such a call take time from its stream (Q of 4096 tokens
+// out of place: 0.86-0.91 of a non-temporal copy's speed computed against 0.92 kept,
+// paired/Q/B/out). Keeping every call's rows that long would slow calls at new positions, their
+// rows written to 2 MiB of cold slots, each line read for ownership (paired/Q/B/out-moving); so a
+// call keeps them only when it repeats the last, as the second layer of a forward pass does (each
+// thread of a call keeps a slot per token of the call: up to 2 MiB each). In place not: there it
+// is no faster overall (kKeptRowSpans).
 constexpr std::size_t kRepeatedStreamRowBytes = std::size_t{2} << 20;
 
 // The fused path's rows, each computed when a token's first tensor asks for it (unless kept): in
@@ -601,10 +500,9 @@ class FusedRows {
   }
 
  private:
-  // RopePlan::row_unchecked's bits, with the anchors' sin/cos kept (last_anchor). (Prefetching
-  // the next token's step-table rows, and its kept-row slot, into L1 here measured slower: 512
-  // tokens x 32 heads in place on a Zen 5 VM, in batches alternating with none in one process,
-  // 1.01-1.04 times as long; a Q-only call's rows in two slots, kept in L1, 0.99.)
+  // RopePlan::row_unchecked's bits, with the anchors' sin/cos kept (last_anchor). No prefetch of
+  // the next token's step-table rows or kept-row slot into L1 here: it makes 512-token in-place
+  // calls 1-4% slower.
   void row(const std::int64_t* position, float* c, float* s) {
     if (plan_.params().position_axes() != 1) return plan_.row_unchecked(position, c, s, kernels_);
     const std::int64_t step = RopePlan::step_of(*position), anchor = *position - step;
@@ -638,18 +536,15 @@ class FusedRows {
   std::uint64_t call_;
 };
 
-// This thread's last call of one block of tokens (at most kBlock, rotated on this thread: a
-// decode step's), kept for the next call with the same arguments but positions: its checks
-// (check_call) passed, and its rotation's choices and runs (set_block_runs), all functions of
-// those arguments alone (the plan by its id: a plan never changes), so that the next call checks
-// only its positions, as every call must, and takes its rows. The layers of a decode step make
-// exactly such calls, the tensors' contents aside, where an engine reuses their buffers from
-// layer to layer. On the AVX-512 Xeon VM (f32, half layout, out of place, in L1), both builds in
-// one process, alternating batches, medians of 41 rounds, 3 runs: 1 token x 1 head 32.7-32.9
-// against 57.4-57.6 ns per call; x 40 heads 185 against 229-257 ns (0.60-0.63 of memcpy's speed
-// against 0.43-0.51); at a new position every call, 315-324 against 391-424 ns (the next
-// position) and 420-439 against 505-511 (a new anchor). Alternating between two outputs, every
-// call misses: 57.2-57.3 against 55.9-56.4 ns at 1 head, within the noise at 40 heads.
+// This thread's last call of one block of tokens (at most kBlock, rotated on this thread: a decode
+// step's), kept for the next call with the same arguments but positions: its checks (check_call)
+// passed, and its rotation's choices and runs (set_block_runs), all functions of those arguments
+// alone (the plan by its id: a plan never changes), so that the next call checks only its
+// positions, as every call must, and takes its rows. The layers of a decode step make exactly such
+// calls, the tensors' contents aside, where an engine reuses their buffers from layer to layer (1
+// token x 1 head, f32, out of place, in L1: ~33 ns per call against ~57 checked in full; bench:
+// paired/decode/1/out-step32). A caller alternating between two outputs misses every time, at no
+// measurable cost.
 class LastBlockCall {
  public:
   // Calls of one block rotated on the calling thread (more threads split a call of several

@@ -23,19 +23,16 @@ inline std::size_t line_padded(std::size_t n) {
 }
 
 // A row as the kernels take it (kernels.hpp, TokenRows), made in place from table_row's per-pair
-// c[0, pairs) and s[0, pairs): the sines negated for the inverse rotation, and for the
-// interleaved layout each value duplicated (c0 c0 c1 c1 ...), which spares its vector loop two
-// shuffles per vector; so each array holds rotated_span floats (interleaved) or pairs (half).
-// Each array is padded to whole 64-byte lines, so that rows in 64-byte aligned storage
-// (detail::LineAligned) start on a line: a 64-byte vector load of a row then never takes two
-// lines (decode of 1 token x 40 heads x 128, f32, AVX-512, in cache: 379-386 ns per call with
-// rows 16-byte aligned, 356-360 with them 64-byte aligned). Until issue 19's tenth round the
-// half layout's arrays too held rotated_span floats, half of them unused: rows then took twice
-// the cache, and at a kBlock-slot stride of 1 KiB (head_dim 128) their lines fell in half of the
-// L1's sets. Both builds' paired bench, 3 alternating runs on the AVX-512 Xeon VM, f32, 512
-// tokens in place (all rows kept): Q and 8 K heads 0.905-0.912 of the in-place scale's speed
-// against 0.880-0.887, Q 0.921-0.927 against 0.909-0.913, Q and K 0.918-0.926 against
-// 0.909-0.915; out of place within the noise (0.85-0.88 both).
+// c[0, pairs) and s[0, pairs): the sines negated for the inverse rotation, and for the interleaved
+// layout each value duplicated (c0 c0 c1 c1 ...), which spares its vector loop two shuffles per
+// vector; so each array holds rotated_span floats (interleaved) or pairs (half). Each array is
+// padded to whole 64-byte lines, so that rows in 64-byte aligned storage (detail::LineAligned)
+// start on a line: a 64-byte vector load of a row then never takes two lines (1 token x 40 heads x
+// 128, f32, AVX-512, in cache: 356-360 ns per call against 379-386 with rows 16-byte aligned). The
+// half layout's arrays hold no more than its pairs: a row takes half the cache, and at head_dim
+// 128 kept rows lie 512 bytes apart, where a stride of 1 KiB would put their lines in half of the
+// L1's sets (Q and 8 K heads, 512 tokens in place: 0.905-0.912 of the in-place scale's speed
+// against 0.880-0.887; paired/GQA/A/in).
 inline std::size_t kernel_row_floats(const RopePlan& plan) {
   const auto span = static_cast<std::size_t>(plan.params().rotated_span());
   return 2 * line_padded(plan.params().layout == RopeLayout::interleaved ? span : span / 2);

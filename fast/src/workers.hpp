@@ -1,8 +1,8 @@
 #pragma once
 // The fast path's worker threads: started once, on the first call that asks for more threads
 // than have been started, and kept for the process's life, so that a call pays a wake-up, not a
-// thread's creation (on the AVX-512 Xeon VM, starting and joining one std::thread per call cost
-// ~100 us: 64 tokens x 40 heads, ~84 us on one thread, took ~140 us on two). Idle workers
+// thread's creation (starting and joining a std::thread per call costs ~100 us, more than 64
+// tokens x 40 heads take on one thread; bench: fused/decode/64/f32/half/out/2). Idle workers
 // poll for ~100 us before they sleep (workers.cpp, kPoll); the work is shared, so that a call
 // does not wait on a late one (SharedRanges).
 #include <cstdint>

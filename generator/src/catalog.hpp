@@ -11,6 +11,7 @@ std::vector<VectorFile> rope_vectors();          // none, partial, proportional,
 std::vector<VectorFile> rope_scaling_vectors();  // linear, ntk, dynamic, yarn, llama3, longrope
 std::vector<VectorFile> alibi_vectors();
 std::vector<VectorFile> learned_vectors();
+std::vector<VectorFile> attention_vectors();
 
 // Position sweeps. The full sweep: 0, 1, 2, 3, 7, 100, 2^k - 1, 2^k, 2^k + 1 for k = 11..24,
 // 10^6 and 2^31 - 1. The short sweep keeps the cases where binary32 angle formation breaks.

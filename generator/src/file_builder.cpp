@@ -46,16 +46,19 @@ void FileBuilder::check_formats(const VectorGroup& g, const VectorCase& c) const
   }
 }
 
-void FileBuilder::add(VectorCase c) {
+const VectorCase& FileBuilder::add(VectorCase c) {
   VectorCase& stored = push(std::move(c));
   const VectorGroup& g = file_.groups.back();
   check_formats(g, stored);
   try {
-    stored.expected = conformance::Expected::from(conformance::evaluate_reference(g, stored));
+    conformance::fill_expected(g, stored);
   } catch (const InvalidParameter& e) {
     throw std::logic_error("posenc generate: " + file_.relative_path() + " tcId " + std::to_string(stored.tc_id) +
                            " meant valid, but: " + e.what());
+  } catch (const Uncertifiable& e) {
+    throw Uncertifiable(file_.relative_path() + " tcId " + std::to_string(stored.tc_id) + ": " + e.what());
   }
+  return stored;
 }
 
 void FileBuilder::add_invalid(VectorCase c, const std::string& parameter) {

@@ -22,12 +22,14 @@ class FileBuilder {
   void note(const std::string& flag, const std::string& meaning) { file_.notes[flag] = meaning; }
   // Starts a group; cases added next belong to it.
   VectorGroup& group(CaseType type, Params params, std::string comment, Format input_format = Format::f64);
-  // Adds a valid case to the current group and evaluates it.
-  void add(VectorCase c);
+  // Adds a valid case to the current group and evaluates it; the stored case, with its expected
+  // values, so that a catalogue can check that the case is what its flags say.
+  const VectorCase& add(VectorCase c);
   // Adds a case whose evaluation must fail on `parameter`.
   void add_invalid(VectorCase c, const std::string& parameter);
 
   SplitMix64& rng() { return rng_; }
+  const VectorGroup& current_group() const { return file_.groups.back(); }
   // The file, with notes kept for exactly the flags its cases use (each must have one).
   VectorFile finish() &&;
 

@@ -1,5 +1,6 @@
 // RoPE context-extension scalings, each with the parameters of published model configs.
 #include "catalog.hpp"
+#include "published_configs.hpp"
 #include "rope_branch_edges.hpp"
 #include "rope_suite.hpp"
 
@@ -81,13 +82,7 @@ VectorFile yarn_file() {
          "returns 1 for scale <= 1 (HF get_mscale, DeepSeek-V2, vLLM); transformers 4.49 takes 0.1 ln(s) + 1 < 1 "
          "there (SPEC 2.4.2)");
 
-  auto deepseek = rope(64, 10000.0, RopeLayout::interleaved, RopeScalingKind::yarn);
-  deepseek.scaling.factor = 40.0;
-  deepseek.scaling.original_max_positions = 4096;
-  deepseek.scaling.beta_fast = 32.0;
-  deepseek.scaling.beta_slow = 1.0;
-  deepseek.scaling.mscale = 0.707;
-  deepseek.scaling.mscale_all_dim = 0.707;
+  const auto deepseek = published::deepseek_v2();
   RopeSuite s = model_suite(true);
   s.flags.push_back("Truncated");
   add_rope_suite(b, deepseek,
@@ -108,12 +103,7 @@ VectorFile yarn_file() {
                    y);
   }
 
-  auto gpt_oss = rope(64, 150000.0, RopeLayout::half, RopeScalingKind::yarn);
-  gpt_oss.scaling.factor = 32.0;
-  gpt_oss.scaling.original_max_positions = 4096;
-  gpt_oss.scaling.beta_fast = 32.0;
-  gpt_oss.scaling.beta_slow = 1.0;
-  gpt_oss.scaling.truncate = false;
+  const auto gpt_oss = published::gpt_oss();
   RopeSuite g = model_suite(true);
   g.flags.insert(g.flags.end(), {"Untruncated", "AttentionFactor"});
   add_rope_suite(b, gpt_oss, "gpt-oss: head_dim 64, rope_theta 150000, yarn factor 32, original 4096, truncate false", g);
@@ -159,11 +149,7 @@ VectorFile yarn_file() {
 VectorFile llama3_file() {
   FileBuilder b("rope", "llama3", 2005);
   describe_flags(b);
-  auto p = rope(128, 500000.0, RopeLayout::half, RopeScalingKind::llama3);
-  p.scaling.factor = 8.0;
-  p.scaling.low_freq_factor = 1.0;
-  p.scaling.high_freq_factor = 4.0;
-  p.scaling.original_max_positions = 8192;
+  auto p = published::llama31_8b();
   add_rope_suite(b, p,
                  "Llama 3.1 8B: head_dim 128, rope_theta 500000, llama3 factor 8, low_freq_factor 1, "
                  "high_freq_factor 4, original 8192",
@@ -196,36 +182,9 @@ VectorFile longrope_file() {
   describe_flags(b);
   b.note("ShortFactor", "seq_len <= original_max_positions: short_factor is used");
   b.note("LongFactor", "seq_len > original_max_positions: long_factor is used");
-  // microsoft/Phi-3-vision-128k-instruct config.json, rope_scaling (type "su", i.e. LongRoPE).
-  const std::vector<double> long_factor{
-      1.0299999713897705, 1.0499999523162842, 1.0499999523162842, 1.0799999237060547, 1.2299998998641968,
-      1.2299998998641968, 1.2999999523162842, 1.4499999284744263, 1.5999999046325684, 1.6499998569488525,
-      1.8999998569488525, 2.859999895095825,  3.68999981880188,   5.419999599456787,  5.489999771118164,
-      5.489999771118164,  9.09000015258789,   11.579999923706055, 15.65999984741211,  15.769999504089355,
-      15.789999961853027, 18.360000610351562, 21.989999771118164, 23.079999923706055, 30.009998321533203,
-      32.35000228881836,  32.590003967285156, 35.56000518798828,  39.95000457763672,  53.840003967285156,
-      56.20000457763672,  57.95000457763672,  59.29000473022461,  59.77000427246094,  59.920005798339844,
-      61.190006256103516, 61.96000671386719,  62.50000762939453,  63.3700065612793,   63.48000717163086,
-      63.48000717163086,  63.66000747680664,  63.850006103515625, 64.08000946044922,  64.760009765625,
-      64.80001068115234,  64.81001281738281,  64.81001281738281};
-  const std::vector<double> short_factor{
-      1.05, 1.05, 1.05, 1.1, 1.1, 1.1, 1.2500000000000002, 1.2500000000000002, 1.4000000000000004,
-      1.4500000000000004, 1.5500000000000005, 1.8500000000000008, 1.9000000000000008, 2.000000000000001,
-      2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
-      2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
-      2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
-      2.000000000000001, 2.000000000000001, 2.000000000000001, 2.1000000000000005, 2.1000000000000005, 2.2,
-      2.3499999999999996, 2.3499999999999996, 2.3499999999999996, 2.3499999999999996, 2.3999999999999995,
-      2.3999999999999995, 2.6499999999999986, 2.6999999999999984, 2.8999999999999977, 2.9499999999999975,
-      3.049999999999997, 3.049999999999997, 3.049999999999997};
   // As for dynamic: every position below seq_len = max(position_ids) + 1.
   for (std::int64_t seq_len : std::vector<std::int64_t>{4096, 4097, 131072, 2147483648}) {
-    auto p = rope(96, 10000.0, RopeLayout::half, RopeScalingKind::longrope);
-    p.scaling.factor = 32.0;  // max_position_embeddings 131072 / original 4096
-    p.scaling.original_max_positions = 4096;
-    p.scaling.seq_len = seq_len;
-    p.scaling.short_factor = short_factor;
-    p.scaling.long_factor = long_factor;
+    const auto p = published::phi3_longrope(seq_len);
     RopeSuite s = model_suite(seq_len == 131072);
     s.below = seq_len;
     s.flags.push_back(seq_len > 4096 ? "LongFactor" : "ShortFactor");
@@ -235,6 +194,20 @@ VectorFile longrope_file() {
                        std::to_string(seq_len) + " (every position below it)",
                    s);
   }
+  // A factor <= 1 (max_position_embeddings below the original length) takes the attention factor
+  // 1, not sqrt(1 + ln f / ln L0) < 1 (mlx-lm's SuScaledRoPE computed it there, ml-explore/mlx-lm
+  // pull 660). Last in the file, so that the tcIds before it stay.
+  b.note("FactorBelowOne",
+         "LongRoPE factor f <= 1 (max_position_embeddings at or below original_max_positions): the attention "
+         "factor is 1 (HF _compute_longrope_parameters); sqrt(1 + ln f / ln L0) is below 1 there");
+  auto below_one = published::phi3_longrope(2048);
+  below_one.scaling.factor = 0.5;
+  RopeSuite s = suite({"FactorBelowOne", "ShortFactor"});
+  s.below = 2048;
+  add_rope_suite(b, below_one,
+                 "Phi-3-vision's LongRoPE factors with max_position_embeddings 2048, below original 4096 (factor "
+                 "0.5: attention factor 1), seq_len 2048 (every position below it)",
+                 s);
   return std::move(b).finish();
 }
 

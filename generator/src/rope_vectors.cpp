@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "catalog.hpp"
+#include "published_configs.hpp"
 #include "rope_suite.hpp"
 #include "posenc/reference/reference.hpp"
 #include "posenc/generator/seed_examples.hpp"
@@ -180,8 +181,7 @@ VectorFile proportional_file() {
 VectorFile mrope_file() {
   FileBuilder b("rope", "mrope", 1004);
   describe_flags(b);
-  auto p = rope(128, 128, 1e6, RopeLayout::half);
-  p.mrope_section = {16, 24, 24};
+  const auto p = published::qwen2_vl();
   RopeSuite s = suite({"ModelConfig"}, true);
   const std::string what = "Qwen2-VL-7B: head_dim 128, rope_theta 1000000, mrope_section [16, 24, 24] (t, h, w)";
   add_rope_suite(b, p, what + ", text tokens (equal axes)", s);
@@ -191,6 +191,28 @@ VectorFile mrope_file() {
     VectorCase c = at_axes(axes, "t, h, w = " + std::to_string(axes[0]) + ", " + std::to_string(axes[1]) + ", " +
                                      std::to_string(axes[2]),
                            {"ModelConfig"});
+    c.x = grid_vector(b.rng(), 128);
+    b.add(std::move(c));
+  }
+  // M-RoPE with interleaved pairs and partial rotary: a kernel that assumes the half layout for
+  // M-RoPE (vllm-project/vllm-ascend issue 12765) or drops partial_rotary_factor on the M-RoPE
+  // path passes every group above. Last in the file, so that the tcIds before it stay.
+  b.note("InterleavedLayout",
+         "M-RoPE with the interleaved layout (pairs 2i, 2i + 1, GPT-J style): a kernel that assumes the half "
+         "layout for M-RoPE fails it");
+  auto glm = rope(128, 64, 10000.0, RopeLayout::interleaved);
+  glm.mrope_section = {8, 12, 12};
+  const std::string glm_what =
+      "GLM-4.1V text model (glm4v_text: head_dim 4096 / 32 heads = 128, partial_rotary_factor 0.5, rope_theta 10000, "
+      "mrope_section [8, 12, 12]) with GLM-4V's interleaved pairs";
+  RopeSuite g = suite({"ModelConfig", "PartialRotary", "InterleavedLayout"});
+  g.dots = false;
+  add_rope_suite(b, glm, glm_what + ", text tokens (equal axes)", g);
+  b.group(CaseType::rope_rotate, glm, glm_what + ": vision tokens (distinct axes), x on the common grid", kCommonGrid);
+  for (auto axes : std::vector<std::vector<std::int64_t>>{{5, 3, 7}, {100, 31, 2}, {4096, 64, 64}, {1000000, 1000, 999}}) {
+    VectorCase c = at_axes(axes, "t, h, w = " + std::to_string(axes[0]) + ", " + std::to_string(axes[1]) + ", " +
+                                     std::to_string(axes[2]),
+                           {"ModelConfig", "PartialRotary", "InterleavedLayout"});
     c.x = grid_vector(b.rng(), 128);
     b.add(std::move(c));
   }

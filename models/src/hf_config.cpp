@@ -467,6 +467,13 @@ HfRopeConfig read_hf_config(const json& config) {
   } else if (nested && config.contains("model_type") && config["model_type"].is_string()) {
     r.out.model_type = config["model_type"].get<std::string>();
   }
+  if (auto name = config.find("_name_or_path"); name != config.end()) {
+    if (!name->is_string()) {
+      throw InvalidParameter("hf_config._name_or_path", name->dump().substr(0, 40),
+                             "a string (the model's repository or folder)");
+    }
+    r.out.name_or_path = name->get<std::string>();
+  }
   r.family = family_of(r.out.model_type);
   r.entry = r.out.model_type.empty() ? nullptr : find_model_type(r.out.model_type);
   if (r.entry) {

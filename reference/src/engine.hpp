@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "posenc/params.hpp"
+#include "posenc/reference/attention_terms.hpp"
 #include "posenc/reference/backends.hpp"
 #include "posenc/rounded.hpp"
 
@@ -30,6 +31,11 @@ struct Engine {
   static std::vector<Rounded> alibi_slopes(const AlibiParams& p);
   static std::vector<Rounded> alibi_bias(const AlibiParams& p, std::int64_t h, std::int64_t i, std::int64_t j);
   static std::vector<Rounded> copy(std::span<const double> x);
+  // The softmax scale of SPEC.md section 2.7.
+  static std::vector<Rounded> attention_scale(const AttentionParams& p);
+  // O then L of every (query row, query head), with the rows' bound ingredients.
+  static std::vector<Rounded> attention(const AttentionParams& p, const AttentionInputs& in,
+                                        std::vector<AttentionTerms>& terms);
 };
 
 }  // namespace posenc::ref

@@ -6,6 +6,7 @@
 
 #include "engine.hpp"
 #include "posenc/reference/alibi.hpp"
+#include "posenc/reference/attention.hpp"
 #include "posenc/reference/certify.hpp"
 #include "posenc/reference/rope.hpp"
 #include "posenc/reference/sinusoidal.hpp"
@@ -91,6 +92,35 @@ std::vector<Rounded> Engine<L>::copy(std::span<const double> x) {
     for (double v : x) out.push_back(exact_double<R>(v));
     return out;
   }, "copy");
+}
+
+template <class L>
+std::vector<Rounded> Engine<L>::attention_scale(const AttentionParams& p) {
+  return detail::run<L>([&]<class R>(std::type_identity<R>) {
+    return std::vector<Approx<R>>{ref::attention_scale<R>(p)};
+  }, "attention scale");
+}
+
+template <class L>
+std::vector<Rounded> Engine<L>::attention(const AttentionParams& p, const AttentionInputs& in,
+                                          std::vector<AttentionTerms>& terms) {
+  const auto rows = static_cast<std::size_t>(in.queries * p.query_heads);
+  terms.assign(rows, {});
+  const auto per_row = certify_each(
+      L{}, rows, [&]<class R>(std::type_identity<R>) { return attention_context<R>(p, in); },
+      [&]<class R>(const AttentionContext<R>& c, std::size_t row) {
+        const auto i = static_cast<std::int64_t>(row) / p.query_heads;
+        const auto h = static_cast<std::int64_t>(row) % p.query_heads;
+        return attention_row(p, in, c, i, h, terms[row]);
+      },
+      "attention");
+  // O of every row, then L of every row (SPEC.md section 2.7's output order).
+  std::vector<Rounded> out;
+  const auto dv = static_cast<std::size_t>(p.value_dim);
+  out.reserve(rows * (dv + 1));
+  for (const auto& r : per_row) out.insert(out.end(), r.begin(), r.begin() + static_cast<std::ptrdiff_t>(dv));
+  for (const auto& r : per_row) out.push_back(r[dv]);
+  return out;
 }
 
 }  // namespace posenc::ref

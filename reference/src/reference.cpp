@@ -106,4 +106,16 @@ std::vector<Rounded> learned_lookup(const LearnedParams& p, std::span<const doub
   return dispatch(b, [&](auto e) { return e.copy(row); });
 }
 
+Rounded attention_scale(const AttentionParams& p, Backend b) {
+  validate(p);
+  return dispatch(b, [&](auto e) { return e.attention_scale(p); }).front();
+}
+
+AttentionResult attention(const AttentionParams& p, const AttentionInputs& in, Backend b) {
+  validate(p, in);
+  AttentionResult out;
+  out.values = dispatch(b, [&](auto e) { return e.attention(p, in, out.terms); });
+  return out;
+}
+
 }  // namespace posenc::reference

@@ -2,10 +2,11 @@
 """Checks an HTML report of posenc conform/compare in a real browser (headless Chromium).
 
 What a reader needs to see is checked where the browser laid it out:
-- every RoPE and sinusoidal vector file with position data in the JSON reports has a plot whose
+- every RoPE, sinusoidal and attention vector file with position data in the JSON reports has a plot whose
   rendered series (non-empty bounding boxes) are exactly one per report and format with data,
-  with the line at margin 1, one accurate-context marker per series whose accurateUpTo is not
-  null, and both axis labels;
+  with the line at margin 1, one accurate-context marker per series whose accurateContext has an
+  upTo, and both axis labels; and each series draws exactly the report's errorByPosition points in
+  its format (a check not judged draws none);
 - a file without failures never plots a point above its line at 1 (where the browser drew them);
 - the properties table counts, per report, as many passed, failed and unsupported rows as the
   JSON report, and the verdict text counts the unsupported ones as unsupported (never as passed
@@ -24,8 +25,8 @@ scripts/install-deps.sh installs with chromium; the DevTools client is the stand
 
 Usage: check_html_report.py CHROMIUM PAGE.html REPORT.json [REPORT.json ...]
        check_html_report.py CHROMIUM --self-test PAGE.html REPORT.json ...
---self-test breaks copies of the page (a series removed, a passing point moved above its line,
-an unsupported property counted as passed, a console error added) and exits 0 only if the check
+--self-test breaks copies of the page (a series removed, a passing point moved above its line, a
+point added, an unsupported property counted as passed, a console error added) and exits 0 only if the check
 rejects each: the check can fail.
 """
 import base64
@@ -162,20 +163,23 @@ def colour_counts(png, colours):
 
 
 def expected_plots(reports):
-    """file -> (expected series labels, accurate-context markers, labels of series that must stay at or below 1)."""
+    """file -> (expected series labels, accurate-context markers, labels of series that must stay at or below 1,
+    {label: its number of points})."""
     plots = {}
     for r in reports:
         suffix = " \u2014 " + r["implementation"] if len(reports) > 1 else ""
         for g in r["groups"]:
-            if g["file"].split("/")[0] not in ("rope", "sinusoidal") or not g["errorByPosition"]:
+            if g["file"].split("/")[0] not in ("rope", "sinusoidal", "attention") or not g["errorByPosition"]:
                 continue
-            labels, markers, passing = plots.setdefault(g["file"], ([], 0, []))
+            labels, markers, passing, counts = plots.setdefault(g["file"], ([], 0, [], {}))
             formats = [f for f in FORMAT_COLOURS if any(p["format"] == f for p in g["errorByPosition"])]
             labels.extend(f + suffix for f in formats)
-            markers += sum(1 for f in formats if g["accurateUpTo"].get(f) is not None)
+            for f in formats:
+                counts[f + suffix] = sum(p["format"] == f for p in g["errorByPosition"])
+            markers += sum(1 for f in formats if (g["accurateContext"].get(f) or {}).get("upTo") is not None)
             if g["failed"] == 0:
                 passing.extend(f + suffix for f in formats)
-            plots[g["file"]] = (labels, markers, passing)
+            plots[g["file"]] = (labels, markers, passing, counts)
     return plots
 
 
@@ -193,7 +197,7 @@ def check(browser, page, reports):
     got = {p["file"]: p for p in seen["plots"]}
     if sorted(got) != sorted(want):
         problems.append(f"plots for {sorted(got)}, expected {sorted(want)}")
-    for file, (labels, markers, passing) in want.items():
+    for file, (labels, markers, passing, counts) in want.items():
         p = got.get(file)
         if p is None:
             continue
@@ -201,6 +205,9 @@ def check(browser, page, reports):
             problems.append(f"{file}: rendered series {p['series']}, expected {labels}")
         if len(p["limits"]) != 1:
             problems.append(f"{file}: {len(p['limits'])} lines at margin 1 rendered, expected 1")
+        for label, n in counts.items():
+            if len(p["points"].get(label, [])) != n:
+                problems.append(f"{file}: {label} draws {len(p['points'].get(label, []))} points, the report has {n}")
         if p["accurate"] != markers:
             problems.append(f"{file}: {p['accurate']} accurate-context markers rendered, expected {markers}")
         if p["limits"]:
@@ -232,7 +239,7 @@ def check(browser, page, reports):
 
     if console:
         problems.append("console messages: " + " | ".join(console))
-    formats = {label.split(" ")[0] for labels, _, _ in want.values() for label in labels}
+    formats = {label.split(" ")[0] for labels, _, _, _ in want.values() for label in labels}
     counts = colour_counts(png, {f: FORMAT_COLOURS[f] for f in formats})
     for f, n in counts.items():
         if n < 20:
@@ -265,7 +272,7 @@ def run(browser, args):
 
     text = open(page, encoding="utf-8").read()
     # A passing plot's first point moved above its line at 1 (to the plot's top edge).
-    passing = [label for _, _, labels in expected_plots(reports).values() for label in labels]
+    passing = [label for _, _, labels, _ in expected_plots(reports).values() for label in labels]
     lifted = text
     for label in passing:
         m = re.search(r'<g class="series" data-label="' + re.escape(html.escape(label)) + r'"[^>]*>.*?<circle r="2.5" cx="[^"]*" cy="([^"]*)"', text, flags=re.S)
@@ -275,6 +282,9 @@ def run(browser, args):
     broken = {
         "one series removed": re.sub(r'<g class="series"[^>]*>.*?</g>', "", text, count=1, flags=re.S),
         "a passing point above the line": lifted,
+        "a point the report does not have (a check not judged drawn)": re.sub(
+            r'(<g class="series"[^>]*>.*?<circle [^>]*/>)', r'\1<circle r="2.5" cx="300.0" cy="300.0"/>', text, count=1,
+            flags=re.S),
         "an unsupported property counted as passed": text.replace('class="property unsupported"', 'class="property passed"', 1),
         "a console error": text.replace("</body>", "<script>console.error('broken page')</script></body>"),
     }

@@ -365,8 +365,8 @@ class BusyWorkers {
 // rows for (rope.cpp, all_rows_kept: 512 at head_dim 128, 256 at 256, 682 at a span of 96), so
 // that in place they go in parts and not in one pass: 600, 300 and 800 tokens, 17 fewer from the
 // cache. (Sized for the sanitizers: 1100 tokens of every format and shape, 2, 3 and 4 parts on 1
-// and 2 threads each, took 46 s under ASan and most of TSan's 143, in place alone.) A count of
-// parts out of range is refused.
+// and 2 threads each, would take 46 s under ASan and most of TSan's 143, in place alone.) A count
+// of parts out of range is refused.
 TEST_P(FastPath, TokensInPartsAtOnceGiveTheBitsOfOnePart) {
   EXPECT_NE(error_of([] { detail::force_parts(detail::kMaxParts + 1); }).find("parts = 5"), std::string::npos);
   EXPECT_NE(error_of([] { detail::force_parts(-1); }).find("parts = -1"), std::string::npos);

@@ -5,8 +5,8 @@
 # data carries no instructions: UBSan's typeinfo of function types, weak objects, is left be). An
 # inline function of a shared header with external linkage is emitted in each object as a weak
 # definition, and the linker keeps one of them for all: an AVX-512 build of it, once called from
-# the AVX2 path on a CPU without AVX-512, is an illegal instruction (it was: TokenRun::token in
-# kernels.hpp, from 76d6693 until issue 19's Zen 3 round).
+# the AVX2 path on a CPU without AVX-512, is an illegal instruction (why kernels.hpp's TokenRun
+# has no member function).
 #   isa_objects_test.sh OBJECTS...   object files (CMake's ';'-separated lists or arguments); the
 #                                    kernel files among them, three expected, are checked.
 set -u

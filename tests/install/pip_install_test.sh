@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `pip install ./python` into a fresh venv, then the README's torch route (the snippet
-# my_torch_rope.py, extracted by readme_snippets.py) with nothing else: no PYTHONPATH, no
-# POSENC_CLI, no posenc on PATH, run outside the source tree. The package must find the CLI its
+# `pip install ./python` into a fresh venv, then the README's torch route (the snippets
+# my_torch_rope.py and torch-route.sh, extracted by readme_snippets.py, with the fresh venv's
+# python3 first on PATH) with nothing else: no PYTHONPATH, no POSENC_CLI, no posenc on PATH, run
+# outside the source tree. The package must find the CLI its
 # wheel carries, and that CLI its vectors.
 # Usage: pip_install_test.sh SOURCE_DIR TEST_VENV_PYTHON BUILD_DIR
 #   TEST_VENV_PYTHON: the tests' .venv (scripts/python-venv.sh python), whose torch, numpy and
@@ -32,9 +33,9 @@ expect "the installed package finds the CLI inside it" 0 "$site/posenc/_cli/bin/
 expect "the bundled CLI finds its vectors" 0 "$site/posenc/_cli/share/posenc/vectors" \
   "$site/posenc/_cli/bin/posenc" list
 expect --regex "README torch route, pip-installed package: CONFORMANT under standard" 0 "^CONFORMANT" \
-  "${clean[@]}" "$py" my_torch_rope.py standard
+  "${clean[@]}" PATH="$tmp/venv/bin:/usr/bin:/bin" bash -e torch-route.sh
 expect --regex "README torch route: float32 angles fail strict, strict only up to position 7" 1 \
-  "f32 margin .*, strict up to position 7$" "${clean[@]}" "$py" my_torch_rope.py strict
+  "f32 margin .*, strict up to position 7 (fails at position [0-9]*)$" "${clean[@]}" "$py" my_torch_rope.py strict
 # The package is the installed one, not the source tree's.
 expect "the package imported is the installed one" 0 "$site/posenc/__init__.py" \
   "${clean[@]}" "$py" -c 'import posenc; print(posenc.__file__)'

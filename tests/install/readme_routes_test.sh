@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs posenc into a fresh prefix (cmake --install) and runs the README's four "validate
-# your implementation" routes exactly as written there (the snippets are extracted from
-# README.md): a C plugin, Python with the installed package and torch, a results file, and a C++ consumer of the installed package
-# built with find_package(posenc CONFIG) and with pkg-config; then a consumer that only reads
-# vectors (examples/cpp/read_vectors.cpp), linked with the vectors layer alone, whose link line
-# must name neither the judge nor RapidCheck, SLEEF or MPFR.
-# Usage: readme_routes_test.sh BUILD_DIR README.md PYTHON TORCH (ON: run the torch route, which
-# needs torch and numpy in PYTHON: the tests' .venv, scripts/requirements-python.txt)
+# Installs posenc into a fresh prefix (cmake --install) and runs the README's routes exactly as
+# written there (the snippets are extracted from README.md): a torch RoPE built from a model's
+# config.json (a published Llama 3.1 8B config, tests/data/hf_configs/) judged on that model's
+# vectors, a C plugin, Python with the installed package and torch, a results file, and a C++
+# consumer of the installed package built with find_package(posenc CONFIG) and with pkg-config;
+# then a consumer that only reads vectors (examples/cpp/read_vectors.cpp), linked with the vectors
+# layer alone, whose link line must name neither the judge nor RapidCheck, SLEEF or MPFR.
+# Usage: readme_routes_test.sh BUILD_DIR README.md PYTHON TORCH (ON: run the torch routes, which
+# need torch and numpy in PYTHON: the tests' .venv, scripts/requirements-python.txt)
 set -euo pipefail
 build=$1 readme=$2 python=$3 torch=$4
 source_dir=$(cd "$(dirname "$readme")" && pwd)
@@ -28,13 +29,21 @@ expect --regex "C plugin route: its HTML report" 0 "error-plot" cat myrope.html
 expect --regex "C plugin route: the same plugin fails strict" 1 "NOT CONFORMANT" \
   "$PREFIX/bin/posenc" conform --impl ./libmyrope.so --profile strict --property-cases 0
 if [ "$torch" = ON ]; then
-  # The route's `python3` is PYTHON, the interpreter that has torch (another python3 may come first on PATH).
+  # The routes' `python3` is PYTHON, the interpreter that has torch (another python3 may come first on PATH).
+  # The model-config route reads config.json beside it: here Llama 3.1 8B's (llama3 scaling).
+  cp "$source_dir/tests/data/hf_configs/llama-3.1-8b.json" config.json
+  expect --regex "model-config route: a float32 llama3 RoPE CONFORMANT under standard on the model's vectors" 0 \
+    "^CONFORMANT" env PATH="$(dirname "$python"):$PATH" bash -e model-route.sh
+  grep -q "^rope/Llama-3.1-8B.json " <<<"$expect_output" && ok "model-config route: judged on the vectors generated for config.json" ||
+    fail "model-config route: no line for rope/Llama-3.1-8B.json (the model's vectors, named after it) in its summary"
+  expect --regex "model-config route: float32 angles fail strict, strict only up to position 8" 1 \
+    "f32 margin .*, strict up to position 8\( \|$\)" env PYTHONPATH="$PREFIX/share/posenc/python" "$python" my_model_rope.py strict
   expect --regex "Python torch route (the installed package): CONFORMANT under standard" 0 "^CONFORMANT" \
-    env PATH="$(dirname "$python"):$PATH" bash -e torch-route.sh
+    env PATH="$(dirname "$python"):$PATH" PYTHONPATH="$PREFIX/share/posenc/python" bash -e torch-route.sh
   expect --regex "Python torch route: float32 angles fail strict, strict only up to position 7" 1 \
-    "f32 margin .*, strict up to position 7$" env PYTHONPATH="$PREFIX/share/posenc/python" "$python" my_torch_rope.py strict
+    "f32 margin .*, strict up to position 7 (fails at position [0-9]*)$" env PYTHONPATH="$PREFIX/share/posenc/python" "$python" my_torch_rope.py strict
 else
-  echo "skip: Python torch route (POSENC_PYTHON_TESTS=OFF: no torch in .venv)"
+  echo "skip: the model-config and Python torch routes (POSENC_PYTHON_TESTS=OFF: no torch in .venv)"
 fi
 expect --regex "results-file route: CONFORMANT under standard" 0 "^CONFORMANT" bash -e python-route.sh
 expect --regex "C++ route: find_package and pkg-config builds both CONFORMANT" 0 "^CONFORMANT" bash -e cpp-route.sh

@@ -3,7 +3,8 @@
  * third party would, in plain C99. Compiled as is it must pass `standard`; compiled with one of
  * the MUTANT_* or HOSTILE_* macros it is a deliberately wrong implementation the suite must reject.
  * With F32_ROPE_ONLY it exports rope_apply alone and answers it in f32 only (POSENC_UNSUPPORTED in
- * any other dtype): a float32 kernel, which gets the RoPE properties in f32.
+ * any other dtype): a float32 kernel, which gets the RoPE properties in f32. With WITH_LLAMA3 it
+ * also answers Llama 3's scaling (a model's vectors, `posenc generate --hf-config`).
  */
 #include <math.h>
 #include <stdint.h>
@@ -44,7 +45,11 @@ const posenc_plugin_info* posenc_plugin_query(void) { return (const posenc_plugi
 #else
 static const posenc_plugin_info info = {POSENC_PLUGIN_ABI_VERSION, PLUGIN_NAME, "1",
                                         POSENC_CAP_ROPE | POSENC_CAP_SINUSOIDAL | POSENC_CAP_ALIBI | POSENC_CAP_LEARNED,
-                                        {WORKING, WORKING, WORKING, WORKING}};
+                                        {WORKING, WORKING, WORKING, WORKING},
+                                        {POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE,
+                                         POSENC_ROUNDING_NONE},
+                                        {POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE,
+                                         POSENC_ROUNDING_NONE}};
 
 const posenc_plugin_info* posenc_plugin_query(void) { return &info; }
 #endif
@@ -112,6 +117,15 @@ static int positive(double v) { return v > 0 && isfinite(v); }
 
 static posenc_status check_rope(const posenc_rope_params* p) {
   const posenc_rope_scaling* s = &p->scaling;
+#ifdef WITH_LLAMA3
+  if (s->kind == POSENC_SCALING_LLAMA3) {
+    const uint32_t fields = POSENC_FIELD_FACTOR | POSENC_FIELD_ORIGINAL_MAX_POSITIONS | POSENC_FIELD_LOW_FREQ_FACTOR |
+                            POSENC_FIELD_HIGH_FREQ_FACTOR;
+    if (s->fields != fields || !positive(s->factor) || s->original_max_positions < 1 || !positive(s->low_freq_factor) ||
+        !(s->high_freq_factor > s->low_freq_factor) || !isfinite(s->high_freq_factor))
+      return POSENC_INVALID_PARAMETERS;
+  } else
+#endif
   if (s->kind != POSENC_SCALING_NONE && s->kind != POSENC_SCALING_LINEAR && s->kind != POSENC_SCALING_YARN)
     return POSENC_UNSUPPORTED;
   if (p->partial != 0 || p->n_axes > 1) return POSENC_UNSUPPORTED;
@@ -155,6 +169,19 @@ static double yarn_inv_freq(const posenc_rope_params* p, int64_t i) {
   return interpolation * (1 - keep) + extrapolation * keep;
 }
 
+#ifdef WITH_LLAMA3
+/* Llama 3 (transformers' _compute_llama3_parameters): the default frequency where its wavelength
+ * is below L0/high_freq_factor, divided by the factor past L0/low_freq_factor, blended between. */
+static double llama3_inv_freq(const posenc_rope_params* p, double inv_freq) {
+  const posenc_rope_scaling* s = &p->scaling;
+  const double original = (double)s->original_max_positions, wavelen = 2 * 3.14159265358979323846 / inv_freq;
+  if (wavelen < original / s->high_freq_factor) return inv_freq;
+  if (wavelen > original / s->low_freq_factor) return inv_freq / s->factor;
+  const double smooth = (original / wavelen - s->low_freq_factor) / (s->high_freq_factor - s->low_freq_factor);
+  return (1 - smooth) * inv_freq / s->factor + smooth * inv_freq;
+}
+#endif
+
 static double attention_factor(const posenc_rope_params* p) {
   if (p->scaling.kind != POSENC_SCALING_YARN || p->scaling.factor <= 1) return 1.0;
 #ifdef MUTANT_YARN_NO_ATTENTION
@@ -173,6 +200,9 @@ static double angle(const posenc_rope_params* p, int64_t position, int64_t i) {
 #if defined(MUTANT_FLOAT_ANGLE) || defined(MUTANT_BF16_ANGLE)
   /* Hugging Face style: inv_freq and the angle in binary32. */
   float inv_freq = 1.0f / powf((float)p->base, (float)(2 * i) / (float)p->rotary_dim) / (float)factor;
+#ifdef WITH_LLAMA3
+  if (p->scaling.kind == POSENC_SCALING_LLAMA3) inv_freq = (float)llama3_inv_freq(p, inv_freq);
+#endif
   float a = (float)pos * inv_freq;
 #ifdef MUTANT_BF16_ANGLE
   a = (float)from_bf16(to_bf16(a));
@@ -185,6 +215,9 @@ static double angle(const posenc_rope_params* p, int64_t position, int64_t i) {
   for (int64_t k = 0; k < i; ++k) theta *= step;
   return theta;
 #else
+#ifdef WITH_LLAMA3
+  if (p->scaling.kind == POSENC_SCALING_LLAMA3) return pos * llama3_inv_freq(p, pow(p->base, -2.0 * (double)i / (double)p->rotary_dim));
+#endif
   return pos * pow(p->base, -2.0 * (double)i / (double)p->rotary_dim) / factor;
 #endif
 }

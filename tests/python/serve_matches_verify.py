@@ -70,6 +70,8 @@ for fmt in ("f32", "bf16"):
     check(f"{fmt}: serve's summary is verify's", strip(summary.text) == strip(run.stdout),
           "\n--- serve\n" + summary.text + "\n--- verify\n" + run.stdout)
     check(f"{fmt}: same status", summary.status == run.returncode, f"{summary.status} vs {run.returncode}")
+    check(f"{fmt}: same accurate context", summary.accurate_context == json.load(open(report))["accurateContext"],
+          f"{summary.accurate_context} vs {json.load(open(report))['accurateContext']}")
     failed = {(f["file"], x["tcId"]): x["message"] for f in json.load(open(report))["groups"] for x in f["failures"]}
     served = {k: v[1] for k, v in verdicts.items() if v[0] == "fail"}
     check(f"{fmt}: the cases serve failed one by one are those verify fails ({len(failed)})", set(served) == set(failed),

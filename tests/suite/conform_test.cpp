@@ -6,18 +6,24 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <bit>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "posenc/vectors/expected.hpp"
 #include "posenc/vectors/manifest.hpp"
 #include "posenc/adapters/reference.hpp"
+#include "posenc/judge/case_judgement.hpp"
 #include "posenc/judge/runner.hpp"
+#include "posenc/reports/html.hpp"
 #include "posenc/reports/json.hpp"
 #include "posenc/reports/text.hpp"
 #include "posenc/vectors/vector_json.hpp"
@@ -296,8 +302,9 @@ TEST(Conform, Float32AnglesFailStrictAtLongContextButPassStandard) {
 }
 
 // Margins (error / bound) and the accurate context (SPEC.md section 9) of the HF-style binary32
-// angles under strict: the worst margin is above 1 in f32, where they fail, and --max-position at
-// the accurate context makes the same run pass while one position further fails it.
+// angles under strict: the worst margin is above 1 in f32, where they fail; the context ends at
+// the first failure, the next judged position; --max-position at the accurate context makes the
+// same run pass (ending at its last judged position) while that position fails it.
 TEST(Conform, MarginAndAccurateContextOfFloat32Angles) {
   Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
   const RunReport strict = run(hf, Profile::strict, "rope/none");
@@ -310,9 +317,15 @@ TEST(Conform, MarginAndAccurateContextOfFloat32Angles) {
   ASSERT_EQ(f.margin_by_format.count(Format::f32), 1u);
   EXPECT_EQ(f.margin_by_format.at(Format::f32).value, f.worst_margin.value);
   // Only f32 was judged (the mutant answers nothing else).
-  ASSERT_EQ(f.accurate_up_to.size(), 1u);
-  const std::optional<double> up_to = f.accurate_up_to.at(Format::f32);
+  ASSERT_EQ(f.accurate_context.size(), 1u);
+  const AccurateContext& context = f.accurate_context.at(Format::f32);
+  const std::optional<double> up_to = context.up_to;
   ASSERT_TRUE(up_to.has_value());
+  ASSERT_TRUE(context.fails_at.has_value());
+  EXPECT_EQ(context.end(), AccurateContext::End::failure);
+  EXPECT_GT(*context.fails_at, *up_to);
+  EXPECT_EQ(context.bound_vacuous, 0);  // strict's constant bounds are vacuous nowhere here
+  EXPECT_EQ(strict.accurate_context, f.accurate_context);  // one file: the run's is the file's
   std::cout << "  HF-style binary32 angles: worst margin " << f.worst_margin.value << " at position "
             << *f.worst_margin.position << ", strict up to position " << *up_to << "\n";
   // A binary32 angle's error, about 2|t| units of u s, exceeds strict's 6 once |t| passes ~3:
@@ -324,7 +337,8 @@ TEST(Conform, MarginAndAccurateContextOfFloat32Angles) {
   EXPECT_EQ(back.files[0].worst_margin.value, f.worst_margin.value);
   EXPECT_EQ(back.files[0].worst_margin.element, f.worst_margin.element);
   EXPECT_EQ(back.files[0].worst_margin.position, f.worst_margin.position);
-  EXPECT_EQ(back.files[0].accurate_up_to, f.accurate_up_to);
+  EXPECT_EQ(back.files[0].accurate_context, f.accurate_context);
+  EXPECT_EQ(back.accurate_context, strict.accurate_context);
   EXPECT_EQ(back.files[0].margin_by_format.at(Format::f32).tc_id, f.margin_by_format.at(Format::f32).tc_id);
 
   RunOptions o;
@@ -336,7 +350,9 @@ TEST(Conform, MarginAndAccurateContextOfFloat32Angles) {
   EXPECT_TRUE(short_context.conformant());
   EXPECT_GT(short_context.part_counts(Part::accuracy).not_judged_for(NotJudged::beyond_max_position), 0);
   EXPECT_LE(short_context.files[0].worst_margin.value, 1);
-  EXPECT_EQ(short_context.files[0].accurate_up_to.at(Format::f32), up_to);
+  const AccurateContext& judged_short = short_context.files[0].accurate_context.at(Format::f32);
+  EXPECT_EQ(judged_short.up_to, up_to);
+  EXPECT_EQ(judged_short.end(), AccurateContext::End::last_judged_position);
   // Every check is counted once: judged or not judged (beyond --max-position among the reasons).
   EXPECT_EQ(short_context.passed() + short_context.failed() + short_context.not_judged(),
             strict.passed() + strict.failed() + strict.not_judged());
@@ -345,13 +361,15 @@ TEST(Conform, MarginAndAccurateContextOfFloat32Angles) {
     if (e.format == Format::f32 && e.position > *up_to && (next == 0 || e.position < next)) next = e.position;
   }
   ASSERT_GT(next, *up_to);
+  EXPECT_EQ(next, *context.fails_at);
   o.max_position = next;
   EXPECT_FALSE(run_vectors(hf, o).conformant());
 }
 
-// Under standard the same angles pass: every margin at most 1, accurate up to the first position
-// where standard's bound turns vacuous in f32 (SPEC.md section 5: (6 + 2|ln w|)|t| >= 2/u at
-// w = 1 once |t| > 2^22.5), and the checks beyond are not judged, none failed.
+// Under standard the same angles pass: every margin at most 1, accurate up to the last judged
+// position, past which standard's bound is vacuous in f32 (SPEC.md section 5: (6 + 2|ln w|)|t|
+// >= 2/u at w = 1 once |t| > 2^22.5) and the checks are not judged, none failed; checks not
+// judged below it do not end it, they are counted.
 TEST(Conform, MarginOfAPassIsAtMostOne) {
   Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
   const RunReport standard = run(hf, Profile::standard, "rope/none");
@@ -359,15 +377,162 @@ TEST(Conform, MarginOfAPassIsAtMostOne) {
   const FileResult& f = standard.files[0];
   EXPECT_GT(f.worst_margin.value, 0);
   EXPECT_LE(f.worst_margin.value, 1);
-  const auto up_to = f.accurate_up_to.at(Format::f32);
+  const AccurateContext& context = f.accurate_context.at(Format::f32);
+  const auto up_to = context.up_to;
   ASSERT_TRUE(up_to.has_value());
+  EXPECT_EQ(context.end(), AccurateContext::End::last_judged_position);
+  EXPECT_FALSE(context.fails_at.has_value());
   EXPECT_GE(*up_to, 1 << 22);
   EXPECT_LT(*up_to, 1 << 24);
+  double last_judged = 0;  // errorByPosition has a point at every position with a judged check
+  for (const auto& e : f.by_position) last_judged = std::max(last_judged, e.position);
+  EXPECT_EQ(*up_to, last_judged);
   EXPECT_EQ(f.failed(), 0);
-  EXPECT_GT(f.accuracy.not_judged_for(NotJudged::bound_vacuous), 0);
+  // Checks beyond it are not judged for a vacuous bound (tests/plugins/accurate_context_test.sh
+  // has them below it too, which do not end it).
+  EXPECT_GT(f.accuracy.not_judged_for(NotJudged::bound_vacuous), context.bound_vacuous);
+  std::ostringstream text;
+  print_summary(text, standard);
+  char margin[32];
+  std::snprintf(margin, sizeof margin, "%.3g", f.worst_margin.value);  // as the text prints it
+  const std::string line = "f32 margin " + std::string(margin) + ", standard up to position " +
+                           std::to_string(static_cast<std::int64_t>(*up_to)) + " (last judged position" +
+                           (context.bound_vacuous == 0 ? std::string(")")
+                                                       : "; " + std::to_string(context.bound_vacuous) +
+                                                             " checks not judged: bound vacuous)");
+  EXPECT_NE(text.str().find(line), std::string::npos) << line << "\n" << text.str();
+  EXPECT_NE(text.str().find("accurate context (every file): f32 standard up to position "), std::string::npos);
 }
 
-// Item 3b: where standard's bound reaches the largest error an element can have (2 s for a
+// The same implementation on the same vectors: under the looser standard its first failure is
+// never at a smaller position than under strict (SPEC.md section 9), and for these binary32
+// angles, which fail strict early and pass standard as far as it judges, its context is longer.
+// Under strict the text says where it fails.
+TEST(Conform, AccurateContextOfALooserProfileFailsNoSooner) {
+  Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
+  const RunReport strict = run(hf, Profile::strict, "rope/none"), standard = run(hf, Profile::standard, "rope/none");
+  for (const auto& [f, tight] : strict.accurate_context) {
+    ASSERT_EQ(standard.accurate_context.count(f), 1u) << to_string(f);
+    const AccurateContext& loose = standard.accurate_context.at(f);
+    EXPECT_TRUE(!loose.fails_at || (tight.fails_at && *loose.fails_at >= *tight.fails_at)) << to_string(f);
+    EXPECT_GE(loose.up_to.value_or(-1), tight.up_to.value_or(-1)) << to_string(f);
+    std::cout << "  " << to_string(f) << ": strict up to " << tight.up_to.value_or(-1) << ", standard up to "
+              << loose.up_to.value_or(-1) << "\n";
+  }
+  std::ostringstream text;
+  print_summary(text, strict);
+  const AccurateContext& c = strict.accurate_context.at(Format::f32);
+  const std::string words = "strict up to position " + std::to_string(static_cast<std::int64_t>(*c.up_to)) +
+                            " (fails at position " + std::to_string(static_cast<std::int64_t>(*c.fails_at)) + ")";
+  EXPECT_NE(text.str().find(words), std::string::npos) << words << "\n" << text.str();
+}
+
+// The report's reader refuses an accurate context whose parts disagree, or a run's that is not
+// what its files' add up to.
+TEST(Conform, AReportWithAnEditedAccurateContextIsRefused) {
+  Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
+  const std::string json = report_json(run(hf, Profile::strict, "rope/none"));
+  auto edited = [&](const std::string& from, const std::string& to, std::size_t nth) {
+    std::size_t at = json.find(from);
+    for (std::size_t i = 0; i < nth && at != std::string::npos; ++i) at = json.find(from, at + 1);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? json : json.substr(0, at) + to + json.substr(at + from.size());
+  };
+  // The first "end" is the run's, the second its file's.
+  for (std::size_t nth : {0u, 1u}) {
+    try {
+      parse_report_json(edited("\"end\": \"failure\"", "\"end\": \"lastJudgedPosition\"", nth), "edited.json");
+      ADD_FAILURE() << "an edited end was read";
+    } catch (const VectorFileError& e) {
+      EXPECT_NE(std::string(e.what()).find("accurateContext"), std::string::npos) << e.what();
+    }
+  }
+  // The run's failure moved further out (still above its upTo): its file says otherwise.
+  const std::string key = "\"failsAt\": ";
+  const std::size_t at = json.find(key) + key.size();
+  const std::string moved = json.substr(0, at) + "1000000.0" + json.substr(json.find_first_of(",\n}", at));
+  try {
+    parse_report_json(moved, "edited.json");
+    ADD_FAILURE() << "an edited run context was read";
+  } catch (const VectorFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("accurateContext"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("first failure"), std::string::npos) << e.what();
+  }
+}
+
+// A check not judged (bound vacuous) contributes no judged point (SPEC.md section 9): none of its
+// elements enters the margins, the worst errors or errorByPosition, even those whose bounds still
+// mean something. Binary32 angles under standard: at rope/nan.json's position 2^31 - 1 the rotated
+// elements' bounds are vacuous and only NaNs copied through are left to compare, so the check there
+// is not judged and no report may draw a point for it. Which checks are judged is decided here
+// again, case by case, with the judge's per-case judgement (as `posenc serve` answers it).
+TEST(Conform, ChecksNotJudgedContributeNoJudgedPoint) {
+  Mutant hf = float_rope(AngleStyle::hf, "HF-style binary32 inv_freq and angle");
+  RunOptions o;
+  o.vectors = kVectors;
+  o.tolerance.profile = Profile::standard;
+  o.filter = {"rope/nan", "rope/none"};
+  o.formats = {Format::f32};
+  const RunReport r = run_vectors(hf, o);
+  const Tolerance t = with_declared_working_formats(o.tolerance, hf);
+  const auto manifest = read_checked_manifest(kVectors, "");
+  const RunReport back = parse_report_json(report_json(r), "report");
+  const std::string page = html_report({r});
+  std::size_t positions_not_judged = 0;
+  ASSERT_EQ(r.files.size(), 2u);
+  for (std::size_t fi = 0; fi < r.files.size(); ++fi) {
+    const FileResult& file = r.files[fi];
+    const auto entry = std::find_if(manifest.begin(), manifest.end(), [&](const ManifestEntry& m) { return m.path == file.path; });
+    ASSERT_NE(entry, manifest.end());
+    const VectorFile vectors = load_listed_file(kVectors, *entry);
+    std::map<double, bool> judged_at;  // |position| -> some check there was judged
+    std::set<std::int64_t> not_judged;  // tcIds
+    for (const auto& g : vectors.groups) {
+      for (const auto& c : g.tests) {
+        if (!c.valid || excluded_by_run(o, g, c, Format::f32)) continue;
+        const Format f32 = Format::f32;
+        const Outcome out = hf.run(g, c, std::span(&f32, 1)).at(0);
+        const auto position = case_position(c);
+        if (out.status != Status::ok || !position) continue;
+        const CaseJudgement j = judge_values(g, c, element_specs(g, c), out.values, f32, t, out.derived);
+        const bool judged = !(j.pass && j.any_vacuous);
+        if (!judged) not_judged.insert(c.tc_id);
+        judged_at[*position] = judged_at[*position] || judged;
+      }
+    }
+    for (const auto& [position, judged] : judged_at) {
+      if (judged) continue;
+      ++positions_not_judged;
+      std::cout << "  " << file.path << ": every check at position " << std::fixed << std::setprecision(0) << position
+                << std::defaultfloat << " not judged (bound vacuous)\n";
+    }
+    // errorByPosition: only positions with a judged check, in the report, its reader and the page.
+    for (const auto& e : file.by_position) {
+      EXPECT_TRUE(judged_at.count(e.position) && judged_at.at(e.position))
+          << file.path << ": a point at position " << e.position << " where no check was judged (margin "
+          << e.worst_margin << ", bound " << e.bound << ")";
+    }
+    ASSERT_EQ(back.files[fi].by_position.size(), file.by_position.size()) << file.path;
+    for (std::size_t k = 0; k < file.by_position.size(); ++k) {
+      EXPECT_EQ(back.files[fi].by_position[k].position, file.by_position[k].position) << file.path;
+    }
+    const auto plot = page.find("data-file=\"" + file.path + "\"");
+    ASSERT_NE(plot, std::string::npos) << file.path;
+    const std::string svg = page.substr(plot, page.find("</svg>", plot) - plot);
+    std::size_t circles = 0;
+    for (auto at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1)) ++circles;
+    EXPECT_EQ(circles, file.by_position.size()) << file.path << ": the page draws other points than the report";
+    // The margins and worst errors come from judged checks alone.
+    for (const std::int64_t id : {file.worst_margin.tc_id, file.margin_by_format.at(Format::f32).tc_id,
+                                  file.worst_scaled.tc_id, file.worst_ulp.tc_id}) {
+      EXPECT_EQ(not_judged.count(id), 0u) << file.path << ": tcId " << id << " was not judged";
+    }
+  }
+  // The rule is exercised: rope/nan.json's position 2^31 - 1 among them.
+  EXPECT_GT(positions_not_judged, 0u);
+}
+
+// Where standard's bound reaches the largest error an element can have (2 s for a
 // rotated element), x returned unrotated passes it. Such checks are not judged, never passed:
 // a mutant that leaves x unrotated from position 2^24 on has exactly the reference's passes,
 // and what it got wrong is either failed (an element whose bound still means something) or
@@ -400,7 +565,7 @@ TEST(Conform, VacuousBoundsAreNotJudgedNeverPassed) {
   EXPECT_FALSE(run_vectors(unrotated, o).conformant());
 }
 
-// Item 5: a format asked for (--formats) and judged nowhere makes the run not conformant, with
+// A format asked for (--formats) and judged nowhere makes the run not conformant, with
 // the reason; the default (every format) does not, and the unsupported checks are split by why.
 TEST(Conform, AFormatAskedForAndJudgedNowhereIsNotConformant) {
   Mutant f32_only("answers f32 only", [](const VectorGroup& g, const VectorCase& c, Format f) {
@@ -545,6 +710,26 @@ TEST(Conform, PropertiesHoldForTheReferenceAndCatchAnOffByOne) {
     if (p.name.rfind("rope_zero_rotation", 0) == 0) zero_rotation_failed = p.status == "failed";
   }
   EXPECT_TRUE(zero_rotation_failed);
+}
+
+// A property whose every case the implementation leaves unanswered is unsupported, never passed:
+// the reference without attention answers the RoPE, sinusoidal and ALiBi properties and none of
+// the attention ones.
+TEST(Conform, AttentionPropertiesAreUnsupportedWithoutAttention) {
+  Mutant no_attention("the reference without attention", [](const VectorGroup& g, const VectorCase& c, Format f) {
+    if (g.type == CaseType::attention) return Outcome{};
+    return reference_with(g, c, f);
+  });
+  PropertyOptions o;
+  o.cases = 5;
+  o.formats = {Format::f32};
+  int attention = 0;
+  for (const auto& p : run_properties(no_attention, o)) {
+    const bool is_attention = p.name.rfind("attention_", 0) == 0 && p.name.rfind("attention_permutation", 0) != 0;
+    if (is_attention) ++attention;
+    EXPECT_EQ(p.status, is_attention ? "unsupported" : "passed") << p.name << ": " << p.counterexample;
+  }
+  EXPECT_EQ(attention, 6);
 }
 
 TEST(Conform, TamperedVectorsAreRefused) {

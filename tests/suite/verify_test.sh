@@ -33,9 +33,10 @@ expect "margin is the headline column" 1 "vectors                         margin
   "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none --report "$out/strict.json"
 up_to=$(/usr/bin/python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["groups"][0]; m=g["worstMargin"]
 assert m["value"] > 1 and m["format"] == "f64" and m["position"] is not None and m["element"] is not None, m
-print(int(g["accurateUpTo"]["f64"]))' "$out/strict.json") && ok "worstMargin above 1 and accurateUpTo in the report ($up_to)" ||
-  fail "worstMargin and accurateUpTo in the report"
-expect --regex "the text names the accurate context" 1 "f64 margin .*, strict up to position $up_to" \
+print(int(g["accurateContext"]["f64"]["upTo"]))' "$out/strict.json") && ok "worstMargin above 1 and accurateContext in the report ($up_to)" ||
+  fail "worstMargin and accurateContext in the report"
+expect --regex "the text names the accurate context and where it fails" 1 \
+  "f64 margin .*, strict up to position $up_to (fails at position [0-9]*)" \
   "$posenc" verify --results "$out/seed003.json" --profile strict --filter rope/none
 if grep -q "position=2047 " <<<"$expect_output" && ! grep -q "(position " <<<"$expect_output"; then
   ok "failures name each position once"

@@ -100,7 +100,7 @@ TEST(AbiConversion, RoundTripsOptionalFieldsLeftUnset) {
 }
 
 TEST(AbiConversion, RoundTripsEveryEnumerator) {
-  for (const auto& choices : {rope_choices(), sinusoidal_choices(), alibi_choices()}) {
+  for (const auto& choices : {rope_choices(), sinusoidal_choices(), alibi_choices(), attention_choices()}) {
     for (const auto& choice : choices) {
       for (const char* value : choice.values) {
         SCOPED_TRACE(std::string(choice.parameter) + " " + value);
@@ -128,6 +128,10 @@ TEST(AbiConversion, RoundTripsEveryEnumerator) {
           AlibiParams p;
           p.mode = parse_alibi_mode(value);
           EXPECT_EQ(plugin::from_abi(plugin::to_abi(p)).mode, p.mode);
+        } else if (choice.parameter == "attention.mask") {
+          AttentionParams p;
+          p.mask = parse_attention_mask(value);
+          EXPECT_EQ(plugin::from_abi(plugin::to_abi(p, 1.0, nullptr, nullptr)).mask, p.mask);
         } else {
           ADD_FAILURE() << "a parameter this test does not know: " << choice.parameter;
         }
@@ -196,6 +200,90 @@ TEST(AbiConversion, RefusesEveryOutOfRangeIntNamingTheField) {
             "invalid dtype = 4: must be 0 (f64), 1 (f32), 2 (bf16) or 3 (f16)");
   EXPECT_EQ(refusal([] { plugin::working_format_from_abi("posenc_plugin_info.working_format[bf16]", 3); }),
             "invalid posenc_plugin_info.working_format[bf16] = 3: must be 0 (the default), 1 (f64) or 2 (f32)");
+}
+
+// Every field of the attention parameters, each to a value of its own, through the ABI and back;
+// the rope and alibi parameters it points to come back too.
+TEST(AbiConversion, RoundTripsAttentionParameters) {
+  AttentionParams p;
+  p.head_dim = 12;
+  p.value_dim = 10;
+  p.query_heads = 6;
+  p.kv_heads = 3;
+  RopeParams rope;
+  rope.head_dim = 12;
+  rope.rotary_dim = 8;
+  rope.base = 500000.0;
+  rope.scaling = all_fields(RopeScalingKind::yarn);
+  p.rope = rope;
+  p.rope_table_given = true;
+  p.alibi = AlibiParams{6, AlibiMode::symmetric};
+  p.mask = AttentionMask::explicit_;
+  p.scale_denominator = 256.0;
+  p.scale_mscale_all_dim = 0.707;
+  const posenc_rope_params abi_rope = plugin::to_abi(*p.rope);
+  const posenc_alibi_params abi_alibi = plugin::to_abi(*p.alibi);
+  const posenc_attention_params a = plugin::to_abi(p, 0.0625, &abi_rope, &abi_alibi);
+  EXPECT_EQ(a.rope, &abi_rope);
+  EXPECT_EQ(a.alibi, &abi_alibi);
+  EXPECT_EQ(a.scale, 0.0625);
+  EXPECT_EQ(a.scale_fields, POSENC_SCALE_DENOMINATOR | POSENC_SCALE_MSCALE_ALL_DIM);
+  EXPECT_EQ(a.mask, POSENC_MASK_EXPLICIT);
+  EXPECT_EQ(a.rope_table_given, 1);
+  const AttentionParams back = plugin::from_abi(a);
+  expect_same(*back.rope, *p.rope);
+  EXPECT_EQ(back.alibi, p.alibi);
+  // The binary64 rounding of a defined scale is not the definition: it stays out of the params.
+  EXPECT_EQ(back.scale, std::nullopt);
+  EXPECT_EQ(back, p);
+
+  AttentionParams plain;
+  plain.head_dim = plain.value_dim = 4;
+  plain.query_heads = plain.kv_heads = 1;
+  plain.scale = 0.3;
+  const posenc_attention_params b = plugin::to_abi(plain, 0.3, &abi_rope, &abi_alibi);
+  EXPECT_EQ(b.rope, nullptr);  // p has neither: the pointers given are not used
+  EXPECT_EQ(b.alibi, nullptr);
+  EXPECT_EQ(b.scale_fields, POSENC_SCALE_GIVEN);
+  EXPECT_EQ(b.mask, POSENC_MASK_NONE);
+  EXPECT_EQ(plugin::from_abi(b), plain);
+}
+
+TEST(AbiConversion, RefusesUndefinedAttentionCodesNamingTheField) {
+  AttentionParams p;
+  p.head_dim = p.value_dim = 4;
+  p.query_heads = p.kv_heads = 1;
+  const posenc_attention_params a = plugin::to_abi(p, 0.5, nullptr, nullptr);
+  auto with = [&](auto change) {
+    return refusal([&] {
+      posenc_attention_params b = a;
+      change(b);
+      plugin::from_abi(b);
+    });
+  };
+  EXPECT_EQ(with([](posenc_attention_params& b) { b.mask = 3; }),
+            "invalid attention.mask = 3: must be 0 (none), 1 (causal) or 2 (explicit)");
+  EXPECT_EQ(with([](posenc_attention_params& b) { b.scale_fields = 8; }),
+            "invalid attention.scale_fields = 8: must be a combination of 1 (given), 2 (denominator) and 4 "
+            "(mscale_all_dim)");
+  EXPECT_EQ(with([](posenc_attention_params& b) { b.scale_fields = POSENC_SCALE_GIVEN | POSENC_SCALE_DENOMINATOR; }),
+            "invalid attention.scale_fields = 3: must be 1 (given) alone: a given scale has no denominator or "
+            "mscale_all_dim");
+  EXPECT_EQ(refusal([] { plugin::rounding_format_from_abi("posenc_plugin_info.score_format[f32]", 5); }),
+            "invalid posenc_plugin_info.score_format[f32] = 5: must be 0 (not rounded), 1 (f64), 2 (f32), 3 (bf16) "
+            "or 4 (f16)");
+}
+
+TEST(Abi, RoundingFormatCodes) {
+  EXPECT_EQ(plugin::rounding_format_from_abi("r", POSENC_ROUNDING_NONE), std::nullopt);
+  EXPECT_EQ(plugin::rounding_format_from_abi("r", POSENC_ROUNDING_F64), Format::f64);
+  EXPECT_EQ(plugin::rounding_format_from_abi("r", POSENC_ROUNDING_F32), Format::f32);
+  EXPECT_EQ(plugin::rounding_format_from_abi("r", POSENC_ROUNDING_BF16), Format::bf16);
+  EXPECT_EQ(plugin::rounding_format_from_abi("r", POSENC_ROUNDING_F16), Format::f16);
+  for (const Format f : kAllFormats) {
+    EXPECT_EQ(plugin::rounding_format_from_abi("r", plugin::rounding_format_to_abi(f)), f);
+  }
+  EXPECT_EQ(plugin::rounding_format_to_abi(std::nullopt), POSENC_ROUNDING_NONE);
 }
 
 TEST(Abi, WorkingFormatCodes) {

@@ -19,6 +19,35 @@ expect "rope yarn table" 0 'cos[0]' "$posenc" eval rope --head-dim 64 --position
 expect "alibi slopes 12 heads" 0 '"name": "slope[11]"' "$posenc" eval alibi --heads 12 --json
 expect "alibi biases" 0 '"name": "bias[0]"' "$posenc" eval alibi --heads 12 --query-position 7 --key-position 2 --json
 expect "alibi slope 8 heads head 0 is 1/2" 0 '"f64": "0x1p-1"' "$posenc" eval alibi --heads 8 --head 0 --json
+# Attention: one query over two keys with scale 1/2, logits 1/2 and 0, v = (1, 0): O = e^(1/2) /
+# (e^(1/2) + 1) and L = ln(e^(1/2) + 1), whose 40 digits Python's decimal module computes
+# (Decimal('0.5').exp() at precision 45). RoPE with every position 7 rotates q and k alike, which
+# keeps q.k: the same O.
+attention=(--head-dim 2 --value-dim 1 --scale 0.5 --q 1,0 --k 1,0,0,0 --v 1,0)
+expect "attention: O of two keys (exact)" 0 '"exact": "6.2245933120185456463890056574550847875328e-01"' \
+  "$posenc" eval attention "${attention[@]}" --query-positions 0 --key-positions 0,1 --json
+expect "attention: L (exact), named" 0 $'L[query 0, head 0]\n    exact 9.7407698418010668087299735508117074975560e-01' \
+  "$posenc" eval attention "${attention[@]}" --query-positions 0 --key-positions 0,1
+expect "attention: RoPE at one position keeps q.k" 0 '"exact": "6.2245933120185456463890056574550847875328e-01"' \
+  "$posenc" eval attention "${attention[@]}" --rope --query-positions 7 --key-positions 7,7 --json
+# The key at position 1 rotated by 1 radian (pair 0's frequency is 1): its logit cos(1)/2, and O =
+# e^(cos(1)/2) / (e^(cos(1)/2) + 1), with cos(1) from its Taylor series in the decimal module.
+expect "attention: RoPE rotates the key at its own position" 0 '"exact": "5.6713001241401509214139967857860473073956e-01"' \
+  "$posenc" eval attention "${attention[@]}" --rope --query-positions 0 --key-positions 1,0 --json
+expect "attention: the binary64 scale a plugin is handed" 0 '"f64": "0x1.6a09e667f3bcdp-1"' \
+  "$posenc" eval attention --head-dim 2 --q 1,0 --k 1,0 --v 1,0 --query-positions 0 --key-positions 0 --json
+expect "attention: ALiBi and GQA, every output named" 0 "L[query 1, head 3]" \
+  "$posenc" eval attention --head-dim 2 --query-heads 4 --kv-heads 2 --alibi causal --mask causal \
+  --query-positions 0,1 --key-positions 0,1 --q 1,0,0,1,1,1,0,0,1,0,0,1,1,1,0,0 --k 1,0,0,1,1,1,0,1 --v 1,2,3,4,5,6,7,8
+expect --stderr "attention: a RoPE option without --rope" 2 "invalid --base = '100': must be absent without --rope" \
+  "$posenc" eval attention "${attention[@]}" --base 100 --query-positions 0 --key-positions 0,1
+expect --stderr "attention: positions not a multiple of the axes" 2 \
+  "invalid --key-positions = (3 values): must be a non-empty multiple of the position axes (2)" \
+  "$posenc" eval attention "${attention[@]}" --rope --mrope-section 0,1 --query-positions 0,0 --key-positions 0,1,2
+expect --stderr "attention: a mask value other than 0 or 1" 2 "invalid --mask-values = 2: must be 0 or 1" \
+  "$posenc" eval attention "${attention[@]}" --mask explicit --mask-values 1,2 --query-positions 0 --key-positions 0,1
+expect --stderr "attention: a row that sees no key" 2 "invalid attention.mask = (row 0 sees no key)" \
+  "$posenc" eval attention "${attention[@]}" --mask explicit --mask-values 0,0 --query-positions 0 --key-positions 0,1
 
 expect --stderr "odd head_dim" 2 "invalid rope.head_dim = 7: must be an even integer >= 2" \
   "$posenc" eval rope --head-dim 7 --position 1 --x 1,2,3,4,5,6,7
@@ -33,10 +62,10 @@ expect --stderr "alibi zero heads" 2 "invalid alibi.n_heads = 0" "$posenc" eval 
 expect --stderr "causal key after query" 2 "invalid alibi.key_position = 9" \
   "$posenc" eval alibi --heads 4 --query-position 3 --key-position 9
 
-# Every check of the three verdict parts, each of ALiBi's 84 properties at 10 cases instead of
-# 100: 23.7 s -> 1.8 s under ASan, where the properties were nine tenths of this test. (The
+# Every check of the three verdict parts, each of ALiBi's 108 properties at 10 cases instead of 100:
+# 1.8 s under ASan instead of 23.7, where the properties at 100 are nine tenths of this test. (The
 # reference's properties at 100 cases: plugins.reference.all and the conform tests, in make test.)
-expect "conform: the reference is exact" 0 "CONFORMANT: 4,688 checks judged (f64 1,172, f32 1,172, bf16 1,172, f16 1,172), 84 properties judged" \
+expect "conform: the reference is exact" 0 "CONFORMANT: 4,688 checks judged (f64 1,172, f32 1,172, bf16 1,172, f16 1,172), 108 properties judged" \
   "$posenc" conform --impl reference --profile exact --filter alibi --property-cases 10
 expect --stderr "conform: unknown profile" 2 "invalid --profile = 'fuzzy'" "$posenc" conform --profile fuzzy
 expect --stderr "conform: missing vectors" 2 "/nonexistent/MANIFEST: cannot open" "$posenc" conform --vectors /nonexistent
@@ -48,13 +77,15 @@ for sub in eval seeds generate list compare conform verify; do
   expect "--help lists $sub" 0 "  $sub " "$posenc" --help
   expect "$sub --help" 0 "Usage:" "$posenc" "$sub" --help
 done
-for option in --impl --profile --bound --vectors --filter --exclude --max-position --formats --working-format --report --junit --html --seed --property-cases --timeout; do
+for option in --impl --profile --bound --vectors --filter --exclude --max-position --formats --working-format --score-format --probability-format --report --junit --html --seed --property-cases --timeout; do
   expect "conform --help documents $option" 0 "$option" "$posenc" conform --help
 done
 vectors="$2"
 cases=$(awk '!/^#/ {n += $2; f += 1} END {print f " files, " n " cases"}' "$vectors/MANIFEST")
 expect "list: $cases as MANIFEST says" 0 "$cases" "$posenc" list --vectors "$vectors"
 expect "list: RoPE scalings" 0 "none, linear, ntk, dynamic, yarn, llama3, longrope" "$posenc" list --vectors "$vectors"
+expect "list: attention's masks" 0 "attention   attention.mask          none, causal, explicit" "$posenc" list --vectors "$vectors"
+expect "list: attention's files" 0 "attention/decode.json" "$posenc" list --vectors "$vectors"
 expect --stderr "compare: missing report" 2 "/nonexistent.json: cannot open" "$posenc" compare /nonexistent.json
 expect --stderr "list: missing vectors" 2 "/nonexistent/MANIFEST: cannot open" "$posenc" list --vectors /nonexistent
 
@@ -87,7 +118,7 @@ expect "--own-vectors trusts the folder (the edited slope now fails the referenc
 
 # --filter and --exclude (SPEC.md section 9): paths match only themselves, globs, several of each.
 # The files a selection lists, judged at position 0 only (--max-position 0: every file is still
-# listed): the selection is under test here, not the reference (all of a file's cases judged took
+# listed): the selection is under test here, not the reference (all of a file's cases judged take
 # 1.8 s a call in Release, 6 s under ASan).
 files() {
   "$posenc" conform --impl reference --formats f64 --property-cases 0 --max-position 0 "$@" 2>&1 |
@@ -122,9 +153,9 @@ expect --stderr "verify --checks has no properties" 2 "invalid --checks = 'prope
 
 # --property-formats chooses the formats of the properties (default: every one the
 # implementation answers in: all four for the reference).
-expect "the reference's properties run in every format" 0 "properties: CONFORMANT, 84 properties judged (f64 21, f32 21, bf16 21, f16 21)" \
+expect "the reference's properties run in every format" 0 "properties: CONFORMANT, 108 properties judged (f64 27, f32 27, bf16 27, f16 27)" \
   "$posenc" conform --impl reference --filter alibi/slopes --property-cases 5
-expect "--property-formats bf16 runs them in bf16 alone" 0 "properties: CONFORMANT, 21 properties judged (bf16 21)" \
+expect "--property-formats bf16 runs them in bf16 alone" 0 "properties: CONFORMANT, 27 properties judged (bf16 27)" \
   "$posenc" conform --impl reference --filter alibi/slopes --property-cases 5 --property-formats bf16
 expect --stderr "--property-formats: an unknown format is refused" 2 \
   "invalid --property-formats = 'f32,f8': must be a list of f64, f32, bf16, f16" \

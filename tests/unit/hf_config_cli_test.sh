@@ -64,7 +64,7 @@ same "dynamic NTK at seq_len 8192 = explicit options" \
 expect "dynamic NTK: both forward lengths, every position below its seq_len" 0 "CONFORMANT: 620 checks judged (f64 155, f32 155, bf16 155, f16 155)" \
   env TMPDIR="$out" "$posenc" conform --impl reference --profile exact --hf-config "$out/llama2-dynamic.json" --checks accuracy
 
-# Item 5 of issue 17: eval names the layout, in text and JSON (interleaved unless --layout).
+# eval names the layout, in text and JSON (interleaved unless --layout).
 expect "eval names the layout (json)" 0 '"layout": "interleaved"' "$posenc" eval rope-frequencies --head-dim 8 --json
 expect "eval names the layout (text)" 0 "  layout half" "$posenc" eval rope --hf-config "$configs/gemma-7b.json" --position 1
 
@@ -92,14 +92,46 @@ expect --stderr "no file" 2 "/nonexistent.json: cannot open" "$posenc" eval rope
 expect "generate --hf-config" 0 "posenc generate: 1 files, 113 test cases in $out/llama" \
   "$posenc" generate --hf-config "$configs/llama-3.1-8b.json" --out "$out/llama"
 "$posenc" generate --hf-config "$configs/llama-3.1-8b.json" --out "$out/llama2" > /dev/null
-if diff -r "$out/llama" "$out/llama2" > /dev/null && grep -q " 113  rope/llama-3.1-8b.json" "$out/llama/MANIFEST"; then
+if diff -r "$out/llama" "$out/llama2" > /dev/null && grep -q " 113  rope/Llama-3.1-8B.json" "$out/llama/MANIFEST"; then
   ok "generated vectors are deterministic and listed in their MANIFEST"
 else
   fail "generated vectors"
 fi
 expect "the generated vectors run with --own-vectors" 0 "CONFORMANT: 452 checks judged" \
   "$posenc" conform --impl reference --vectors "$out/llama" --own-vectors --checks accuracy
-expect "positions run past the context: 262145 for 131072" 0 '"262145"' grep -o '"262145"' "$out/llama/rope/llama-3.1-8b.json"
+expect "positions run past the context: 262145 for 131072" 0 '"262145"' grep -o '"262145"' "$out/llama/rope/Llama-3.1-8B.json"
+
+# The vectors are named after the model: --name, else the config's _name_or_path (its last part,
+# characters outside [A-Za-z0-9._-] as '_'), else its model_type, else the file's name.
+"$posenc" generate --hf-config "$configs/llama-3.1-8b.json" --name llama8b --out "$out/named" > /dev/null
+expect "--name names the file" 0 " rope/llama8b.json" cat "$out/named/MANIFEST"
+mkdir -p "$out/local" "$out/typed" "$out/bare"
+cp "$configs/llama-3.1-8b.json" "$out/config.json"
+/usr/bin/python3 -c 'import json, sys
+c = json.load(open(sys.argv[1])); c["_name_or_path"] = "/home/me/models/My Llama (8B)/"
+json.dump(c, open(sys.argv[2], "w"))
+del c["_name_or_path"]; json.dump(c, open(sys.argv[3], "w"))
+del c["model_type"]; json.dump(c, open(sys.argv[4], "w"))' "$out/config.json" "$out/local/config.json" \
+  "$out/typed/config.json" "$out/bare/llama-bare.json"
+names() { "$posenc" generate --hf-config "$1" --out "$2" > /dev/null && awk '{print $NF}' "$2/MANIFEST"; }
+expect "config.json is named after the model's repository, not the file" 0 "rope/Llama-3.1-8B.json" \
+  names "$out/config.json" "$out/by-repo"
+expect "a local _name_or_path: its last folder, sanitized" 0 "rope/My_Llama__8B_.json" names "$out/local/config.json" "$out/by-folder"
+expect "no _name_or_path: the model_type" 0 "rope/llama.json" names "$out/typed/config.json" "$out/by-type"
+expect "neither: the file's name" 0 "rope/llama-bare.json" names "$out/bare/llama-bare.json" "$out/by-file"
+expect --stderr "an unusable --name is refused, naming the option and the value" 2 \
+  "invalid --name = '../evil': must be a file name of letters, digits, '.', '_' and '-', not starting with '.'" \
+  "$posenc" generate --hf-config "$configs/llama-3.1-8b.json" --name ../evil --out "$out/evil"
+expect --stderr "an unusable --name is refused by conform too" 2 "invalid --name = 'a b'" \
+  "$posenc" conform --impl reference --hf-config "$configs/llama-3.1-8b.json" --name "a b"
+expect --stderr "--name without --hf-config is refused" 2 "invalid --name = 'x': must be absent without --hf-config" \
+  "$posenc" conform --impl reference --filter alibi/slopes --name x
+printf '{"_name_or_path": 7, "hidden_size": 64, "num_attention_heads": 2, "max_position_embeddings": 64}' > "$out/odd.json"
+expect --stderr "a _name_or_path that is not a string is refused, naming the key" 2 "invalid hf_config._name_or_path = 7" \
+  "$posenc" generate --hf-config "$out/odd.json" --out "$out/odd"
+expect "conform --hf-config --name: the report names the file so" 0 "rope/llama8b.json" \
+  env TMPDIR="$out" "$posenc" conform --impl reference --profile exact --hf-config "$configs/llama-3.1-8b.json" \
+  --name llama8b --checks accuracy
 
 # conform/verify --hf-config: generated into a temporary folder, removed afterwards.
 mkdir "$out/tmp"

@@ -3,6 +3,7 @@
 // anything by luck, or computes a formula slightly wrong, fails here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "posenc/reference/reference.hpp"
@@ -193,6 +194,87 @@ TEST(Identities, ExactMidpointsRoundToEven) {
   EXPECT_EQ(y[0].f32(), 2.0f);
   EXPECT_EQ(y[0].f64(), 2 + 0x1p-23);
   EXPECT_EQ(y[1].f64(), 1.0);
+}
+
+AttentionParams attention_params(std::int64_t head_dim, std::int64_t query_heads, std::int64_t kv_heads) {
+  AttentionParams p;
+  p.head_dim = p.value_dim = head_dim;
+  p.query_heads = query_heads;
+  p.kv_heads = kv_heads;
+  return p;
+}
+
+// Attention over one key is that key's value: its weight exp(s - max) / sum is 1 exactly. With v
+// a value of every format (8 bits), every format's rounding of O is v's bits, rotated or not.
+// Unrotated, with a binary64 scale, the logit is exact: L = scale q.k bit for bit.
+TEST(Identities, AttentionOverOneKeyIsItsValue) {
+  std::vector<double> q, k, v;
+  for (int i = 0; i < 16; ++i) q.push_back((i - 7.5) / 4);  // two query heads of 8
+  for (int i = 0; i < 8; ++i) k.push_back((3 - i) / 8.0), v.push_back((2 * i - 5) / 16.0);
+  for (bool rotated : {false, true}) {
+    auto p = attention_params(8, 2, 1);
+    p.scale = 0.25;
+    if (rotated) p.rope = rope(8, 8);
+    const std::vector<std::int64_t> query_position{2147483647}, key_position{1000};
+    const AttentionInputs in{1, 1, query_position, key_position, q, k, v, {}, {}};
+    const auto o = reference::attention(p, in).values;
+    ASSERT_EQ(o.size(), 2u * 8 + 2);
+    for (std::size_t h = 0; h < 2; ++h) {
+      for (std::size_t e = 0; e < 8; ++e) {
+        for (Format f : kAllFormats) {
+          EXPECT_EQ(o[h * 8 + e].bits_of(f), *exact_bits(f, v[e])) << "rotated " << rotated << ", head " << h;
+        }
+      }
+      if (rotated) continue;
+      double logit = 0;  // exact: 8 products of 5-bit values and their sum
+      for (std::size_t e = 0; e < 8; ++e) logit += q[h * 8 + e] * k[e];
+      EXPECT_EQ(o[16 + h].f64(), 0.25 * logit) << "head " << h;
+    }
+  }
+}
+
+// Attention reads positions only through relative rotations and ALiBi's distances, so shifting
+// every position leaves the exact O and L unchanged: their certified roundings (every format's
+// bits and the 41-digit decimal) are identical, however different the absolute angles whose
+// enclosures produced them. The bound's ingredients (kappa, sum p |v|, the logit range) are long
+// double values of those enclosures, rounded up: equal to within 2^-40 relative, not bit for bit.
+TEST(Identities, AttentionDependsOnDistancesOnly) {
+  auto llama = attention_params(8, 4, 2);
+  llama.rope = rope(8, 8);
+  llama.rope->base = 500000;
+  auto yarn = attention_params(8, 2, 1);
+  yarn.rope = rope(8, 8);
+  yarn.rope->scaling.kind = RopeScalingKind::yarn;
+  yarn.rope->scaling.factor = 32.0;
+  yarn.rope->scaling.original_max_positions = 4096;
+  auto alibi = attention_params(8, 12, 12);
+  alibi.alibi = AlibiParams{.n_heads = 12};
+  for (const auto& p : {llama, yarn, alibi}) {
+    const std::int64_t keys = 6;
+    const auto q = input(static_cast<std::size_t>(p.query_heads * p.head_dim));
+    const auto k = input(static_cast<std::size_t>(keys * p.kv_heads * p.head_dim));
+    auto v = k;
+    std::reverse(v.begin(), v.end());
+    auto run = [&](std::int64_t first) {
+      std::vector<std::int64_t> key_positions;
+      for (std::int64_t j = 0; j < keys; ++j) key_positions.push_back(first + j);
+      const std::vector<std::int64_t> query_position{first + keys - 1};
+      return reference::attention(p, AttentionInputs{1, keys, query_position, key_positions, q, k, v, {}, {}});
+    };
+    const auto at_zero = run(0);
+    for (std::int64_t first : {std::int64_t{1}, std::int64_t{4096}, std::int64_t{2147483647} - keys, std::int64_t{1} << 40}) {
+      const auto shifted = run(first);
+      EXPECT_EQ(shifted.values, at_zero.values) << "keys from " << first << (p.alibi ? ", ALiBi" : ", RoPE");
+      for (std::size_t r = 0; r < at_zero.terms.size(); ++r) {
+        for (std::size_t e = 0; e < at_zero.terms[r].kappa.size(); ++e) {
+          EXPECT_NEAR(shifted.terms[r].kappa[e], at_zero.terms[r].kappa[e], 0x1p-40 * at_zero.terms[r].pv[e]);
+          EXPECT_NEAR(shifted.terms[r].pv[e], at_zero.terms[r].pv[e], 0x1p-40 * at_zero.terms[r].pv[e]);
+        }
+        EXPECT_NEAR(shifted.terms[r].logit_range, at_zero.terms[r].logit_range,
+                    0x1p-40 * std::max(1.0, at_zero.terms[r].logit_range));
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -248,6 +248,31 @@ TEST(Validation, RopeScalingFields) {
                "rope.scaling.kind");
 }
 
+// The two attention rules the golden vectors cannot show (a vector file keeps a mask for explicit
+// masks and a table for given tables only); attention/invalid.json has one case per other rule.
+TEST(Validation, AttentionMaskOrTableWhereNoneIsRead) {
+  AttentionParams p;
+  p.head_dim = p.value_dim = 2;
+  p.query_heads = p.kv_heads = 1;
+  p.rope = rope(2);
+  p.mask = AttentionMask::causal;
+  const std::vector<std::int64_t> positions{0};
+  const std::vector<double> x{0.5, 0.25};
+  const std::vector<std::uint8_t> mask{1};
+  const std::vector<double> table{1, 0, 1, 0};
+  AttentionInputs in{1, 1, positions, positions, x, x, x, {}, {}};
+  EXPECT_NO_THROW(validate(p, in));
+  in.mask = mask;
+  expect_error([&] { validate(p, in); }, "invalid attention.mask = (1 values): must be absent for mask 'causal'",
+               "attention.mask");
+  in.mask = {};
+  in.table = table;
+  expect_error([&] { validate(p, in); }, "invalid attention.table = (4 values): must be absent unless rope_table_given",
+               "attention.table");
+  p.rope_table_given = true;
+  EXPECT_NO_THROW(validate(p, in));
+}
+
 TEST(Validation, CommandLineNumbers) {
   using cli::parse_double;
   EXPECT_EQ(parse_double("--x", "0x1.8p+1"), 3.0);

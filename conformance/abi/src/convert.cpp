@@ -31,6 +31,12 @@ constexpr std::array kDtypes{Code<Format>{POSENC_F64, Format::f64}, Code<Format>
                              Code<Format>{POSENC_BF16, Format::bf16}, Code<Format>{POSENC_F16, Format::f16}};
 constexpr std::array kWorkingFormats{Code<Format>{POSENC_WORKING_F64, Format::f64},
                                      Code<Format>{POSENC_WORKING_F32, Format::f32}};
+constexpr std::array kRoundingFormats{
+    Code<Format>{POSENC_ROUNDING_F64, Format::f64}, Code<Format>{POSENC_ROUNDING_F32, Format::f32},
+    Code<Format>{POSENC_ROUNDING_BF16, Format::bf16}, Code<Format>{POSENC_ROUNDING_F16, Format::f16}};
+constexpr std::array kMasks{Code<AttentionMask>{POSENC_MASK_NONE, AttentionMask::none},
+                            Code<AttentionMask>{POSENC_MASK_CAUSAL, AttentionMask::causal},
+                            Code<AttentionMask>{POSENC_MASK_EXPLICIT, AttentionMask::explicit_}};
 constexpr std::array kScalingKinds{
     Code<RopeScalingKind>{POSENC_SCALING_NONE, RopeScalingKind::none},
     Code<RopeScalingKind>{POSENC_SCALING_LINEAR, RopeScalingKind::linear},
@@ -48,7 +54,8 @@ constexpr std::array kSinusoidalLayouts{Code<SinusoidalLayout>{0, SinusoidalLayo
 constexpr std::array kFrequencies{Code<SinusoidalFrequencies>{0, SinusoidalFrequencies::paper},
                                   Code<SinusoidalFrequencies>{1, SinusoidalFrequencies::tensor2tensor}};
 constexpr std::array kAlibiModes{Code<AlibiMode>{0, AlibiMode::causal}, Code<AlibiMode>{1, AlibiMode::symmetric}};
-static_assert(distinct(kDtypes) && distinct(kWorkingFormats) && distinct(kScalingKinds) && distinct(kRopeLayouts) && distinct(kPartials) &&
+static_assert(distinct(kDtypes) && distinct(kWorkingFormats) && distinct(kRoundingFormats) && distinct(kMasks) &&
+              distinct(kScalingKinds) && distinct(kRopeLayouts) && distinct(kPartials) &&
               distinct(kSinusoidalLayouts) && distinct(kFrequencies) && distinct(kAlibiModes));
 
 template <class E, std::size_t N>
@@ -97,6 +104,19 @@ std::optional<Format> working_format_from_abi(std::string_view field, std::int32
   } catch (const InvalidParameter& e) {
     throw InvalidParameter(e.parameter(), e.value(), "0 (the default), " + e.allowed());
   }
+}
+
+std::optional<Format> rounding_format_from_abi(std::string_view field, std::int32_t r) {
+  if (r == POSENC_ROUNDING_NONE) return std::nullopt;
+  try {
+    return decode(field, r, kRoundingFormats);
+  } catch (const InvalidParameter& e) {
+    throw InvalidParameter(e.parameter(), e.value(), "0 (not rounded), " + e.allowed());
+  }
+}
+
+std::int32_t rounding_format_to_abi(std::optional<Format> f) {
+  return f ? encode(kRoundingFormats, *f) : POSENC_ROUNDING_NONE;
 }
 
 posenc_rope_params to_abi(const RopeParams& p) {
@@ -193,6 +213,55 @@ AlibiParams from_abi(const posenc_alibi_params& a) {
   AlibiParams p;
   p.n_heads = a.n_heads;
   p.mode = decode("alibi.mode", a.mode, kAlibiModes);
+  return p;
+}
+
+posenc_attention_params to_abi(const AttentionParams& p, double scale, const posenc_rope_params* rope,
+                               const posenc_alibi_params* alibi) {
+  posenc_attention_params a{};
+  a.head_dim = p.head_dim;
+  a.value_dim = p.value_dim;
+  a.query_heads = p.query_heads;
+  a.kv_heads = p.kv_heads;
+  a.rope = p.rope ? rope : nullptr;
+  a.alibi = p.alibi ? alibi : nullptr;
+  a.scale = scale;
+  if (p.scale) a.scale_fields |= POSENC_SCALE_GIVEN;
+  if (p.scale_denominator) {
+    a.scale_fields |= POSENC_SCALE_DENOMINATOR;
+    a.scale_denominator = *p.scale_denominator;
+  }
+  if (p.scale_mscale_all_dim) {
+    a.scale_fields |= POSENC_SCALE_MSCALE_ALL_DIM;
+    a.scale_mscale_all_dim = *p.scale_mscale_all_dim;
+  }
+  a.mask = encode(kMasks, p.mask);
+  a.rope_table_given = p.rope_table_given;
+  return a;
+}
+
+AttentionParams from_abi(const posenc_attention_params& a) {
+  constexpr std::uint32_t kScaleFields = POSENC_SCALE_GIVEN | POSENC_SCALE_DENOMINATOR | POSENC_SCALE_MSCALE_ALL_DIM;
+  if (a.scale_fields & ~kScaleFields) {
+    throw InvalidParameter("attention.scale_fields", std::to_string(a.scale_fields),
+                           "a combination of 1 (given), 2 (denominator) and 4 (mscale_all_dim)");
+  }
+  if ((a.scale_fields & POSENC_SCALE_GIVEN) && (a.scale_fields & ~std::uint32_t{POSENC_SCALE_GIVEN})) {
+    throw InvalidParameter("attention.scale_fields", std::to_string(a.scale_fields),
+                           "1 (given) alone: a given scale has no denominator or mscale_all_dim");
+  }
+  AttentionParams p;
+  p.head_dim = a.head_dim;
+  p.value_dim = a.value_dim;
+  p.query_heads = a.query_heads;
+  p.kv_heads = a.kv_heads;
+  if (a.rope) p.rope = from_abi(*a.rope);
+  if (a.alibi) p.alibi = from_abi(*a.alibi);
+  p.rope_table_given = a.rope_table_given != 0;
+  p.mask = decode("attention.mask", a.mask, kMasks);
+  if (a.scale_fields & POSENC_SCALE_GIVEN) p.scale = a.scale;
+  if (a.scale_fields & POSENC_SCALE_DENOMINATOR) p.scale_denominator = a.scale_denominator;
+  if (a.scale_fields & POSENC_SCALE_MSCALE_ALL_DIM) p.scale_mscale_all_dim = a.scale_mscale_all_dim;
   return p;
 }
 

@@ -17,13 +17,15 @@ enum class EntryPoint : std::uint32_t {
   alibi_slopes,
   alibi_bias,
   learned_lookup,
+  attention,
 };
 
 // Symbols in EntryPoint's order (the id is the index).
-inline constexpr std::array<const char*, 8> kEntryPointSymbols{
+inline constexpr std::array<const char*, 9> kEntryPointSymbols{
     "posenc_rope_apply",   "posenc_rope_table",   "posenc_rope_frequencies", "posenc_sinusoidal_table",
-    "posenc_sinusoidal_embed", "posenc_alibi_slopes", "posenc_alibi_bias",      "posenc_learned_lookup"};
-static_assert(kEntryPointSymbols.size() == static_cast<std::size_t>(EntryPoint::learned_lookup) + 1);
+    "posenc_sinusoidal_embed", "posenc_alibi_slopes", "posenc_alibi_bias",      "posenc_learned_lookup",
+    "posenc_attention"};
+static_assert(kEntryPointSymbols.size() == static_cast<std::size_t>(EntryPoint::attention) + 1);
 
 inline const char* symbol_of(EntryPoint e) { return kEntryPointSymbols[static_cast<std::size_t>(e)]; }
 
@@ -40,6 +42,7 @@ using SinusoidalEmbed = decltype(&posenc_sinusoidal_embed);
 using AlibiSlopes = decltype(&posenc_alibi_slopes);
 using AlibiBias = decltype(&posenc_alibi_bias);
 using LearnedLookup = decltype(&posenc_learned_lookup);
+using Attention = decltype(&posenc_attention);
 }  // namespace entry
 
 }  // namespace posenc::conformance

@@ -5,6 +5,14 @@
 #include "plugin_cases.hpp"
 
 namespace posenc::conformance {
+namespace {
+
+std::optional<Format> declared(const std::map<Format, Format>& m, Format storage) {
+  const auto it = m.find(storage);
+  return it == m.end() ? std::nullopt : std::optional(it->second);
+}
+
+}  // namespace
 
 PluginImplementation::PluginImplementation(std::string path, double timeout_seconds, std::size_t memory_limit_mib)
     : path_(std::move(path)), child_(std::make_unique<ChildProcess>(path_, timeout_seconds, memory_limit_mib << 20)) {
@@ -17,15 +25,19 @@ PluginImplementation::PluginImplementation(std::string path, double timeout_seco
   for (const Format f : kAllFormats) {
     const auto d = static_cast<std::size_t>(plugin::to_abi(f));
     // The child checked the codes (plugin_call.cpp): this cannot throw.
-    if (const auto w = plugin::working_format_from_abi("working_format", child_->greeting().working_format[d])) {
-      working_[f] = *w;
+    const Greeting& g = child_->greeting();
+    if (const auto w = plugin::working_format_from_abi("working_format", g.working_format[d])) working_[f] = *w;
+    if (const auto s = plugin::rounding_format_from_abi("score_format", g.score_format[d])) score_[f] = *s;
+    if (const auto p = plugin::rounding_format_from_abi("probability_format", g.probability_format[d])) {
+      probability_[f] = *p;
     }
   }
 }
 
-std::optional<Format> PluginImplementation::working_format(Format storage) const {
-  const auto it = working_.find(storage);
-  return it == working_.end() ? std::nullopt : std::optional(it->second);
+std::optional<Format> PluginImplementation::working_format(Format storage) const { return declared(working_, storage); }
+std::optional<Format> PluginImplementation::score_format(Format storage) const { return declared(score_, storage); }
+std::optional<Format> PluginImplementation::probability_format(Format storage) const {
+  return declared(probability_, storage);
 }
 
 PluginImplementation::~PluginImplementation() = default;

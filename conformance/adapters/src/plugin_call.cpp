@@ -130,6 +130,18 @@ int invoke(void* library, const Request& r, const std::vector<const std::int64_t
     case EntryPoint::learned_lookup:
       return symbol<entry::LearnedLookup>(library, name)(n.at(0), n.at(1), r.dtype, in.at(0), n.at(2), pos.at(0),
                                                          out.at(0));
+    case EntryPoint::attention: {
+      posenc_attention_params a = r.attention;
+      a.rope = a.rope ? &r.rope : nullptr;
+      a.alibi = a.alibi ? &r.alibi : nullptr;
+      // The mask and the table are passed only where the parameters have them (NULL otherwise).
+      const auto* mask = a.mask == POSENC_MASK_EXPLICIT ? static_cast<const std::uint8_t*>(in.at(3)) : nullptr;
+      const void* table = a.rope_table_given ? in.at(4) : nullptr;
+      return symbol<entry::Attention>(library, name)(&a, r.dtype, n.at(0), n.at(1), pos.at(0), pos.at(1), in.at(0),
+                                                     n.at(2), n.at(3), in.at(1), n.at(4), n.at(5), in.at(2), n.at(6),
+                                                     n.at(7), mask, table, out.at(0), n.at(8), n.at(9), out.at(1),
+                                                     n.at(10), n.at(11));
+    }
   }
   _exit(4);  // an id no suite sends
 }
@@ -155,20 +167,32 @@ Reply perform(void* library, const Request& r, std::size_t memory_budget) {
   return reply;
 }
 
-// The info's working formats into `out` (version 1 has none: all default), or what is wrong.
-std::optional<std::string> checked_working_formats(const posenc_plugin_info& info, std::array<std::int32_t, 4>& out) {
-  if (info.abi_version < 2) return std::nullopt;
-  for (const Format f : kAllFormats) {
-    const auto d = static_cast<std::size_t>(plugin::to_abi(f));
-    const std::string field = "posenc_plugin_info.working_format[" + std::string(to_string(f)) + "]";
-    try {
-      (void)plugin::working_format_from_abi(field, info.working_format[d]);
-    } catch (const InvalidParameter& e) {
-      return std::string(e.what());
+// The info's declarations into the greeting: its working formats (version 2 on) and attention's
+// score and probability formats (version 3 on); a version without them leaves them 0, and
+// nothing past the end of an older version's struct is read. Or what is wrong.
+std::optional<std::string> checked_declarations(const posenc_plugin_info& info, Greeting& g) {
+  // One array of per-storage-format codes: each checked by `decode`, which names the field.
+  auto check = [&](const char* name, const std::int32_t (&codes)[4], std::array<std::int32_t, 4>& out,
+                   auto decode) -> std::optional<std::string> {
+    for (const Format f : kAllFormats) {
+      const auto d = static_cast<std::size_t>(plugin::to_abi(f));
+      const std::string field = std::string("posenc_plugin_info.") + name + "[" + std::string(to_string(f)) + "]";
+      try {
+        (void)decode(field, codes[d]);
+      } catch (const InvalidParameter& e) {
+        return std::string(e.what());
+      }
+      out[d] = codes[d];
     }
-    out[d] = info.working_format[d];
+    return std::nullopt;
+  };
+  std::optional<std::string> bad;
+  if (info.abi_version >= 2) bad = check("working_format", info.working_format, g.working_format, plugin::working_format_from_abi);
+  if (!bad && info.abi_version >= 3) {
+    bad = check("score_format", info.score_format, g.score_format, plugin::rounding_format_from_abi);
+    if (!bad) bad = check("probability_format", info.probability_format, g.probability_format, plugin::rounding_format_from_abi);
   }
-  return std::nullopt;
+  return bad;
 }
 
 // Loads and queries the library; `library` stays null when that fails.
@@ -185,7 +209,7 @@ Greeting greet(const std::string& path, void*& library, std::size_t memory_budge
   } else if (info->abi_version < 1 || info->abi_version > POSENC_PLUGIN_ABI_VERSION) {
     g.message = "built for ABI version " + std::to_string(info->abi_version) + ", this posenc reads versions 1 to " +
                 std::to_string(POSENC_PLUGIN_ABI_VERSION);
-  } else if (const auto bad = checked_working_formats(*info, g.working_format)) {
+  } else if (const auto bad = checked_declarations(*info, g)) {
     g.message = *bad;
   } else {
     g.ok = true;

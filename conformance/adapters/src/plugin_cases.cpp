@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "posenc/abi/convert.hpp"
+#include "posenc/reference/reference.hpp"
 #include "posenc/reference/rounding.hpp"
 #include "posenc/vectors/case_types.hpp"
 
@@ -61,6 +62,33 @@ std::function<std::vector<double>(const Outputs&)> rows_or_their_dot(Format f, b
 }
 
 Outcome unsupported(const std::string& why, NotJudged reason) { return {Status::unsupported, {}, why, false, reason}; }
+
+// a * b * c, or nothing when a factor is negative or the product overflows: sizes of an invalid
+// case's tensors that no buffer could have.
+std::optional<std::size_t> elements(std::int64_t a, std::int64_t b, std::int64_t c = 1) {
+  std::int64_t ab = 0, abc = 0;
+  if (a < 0 || b < 0 || c < 0 || __builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, &abc)) return std::nullopt;
+  return static_cast<std::size_t>(abc);
+}
+
+// Whether a call left an output as the suite pre-filled it (all-ones bytes, plugin_call.cpp):
+// never written.
+bool untouched(const std::vector<unsigned char>& bytes) {
+  for (const unsigned char b : bytes) {
+    if (b != 0xff) return false;
+  }
+  return true;
+}
+
+// The softmax scale a plugin is handed: SPEC.md section 2.7's scale rounded to binary64. The
+// parameters of an invalid case may have none; the plugin must refuse those anyway.
+double binary64_scale(const AttentionParams& p) {
+  try {
+    return reference::attention_scale(p).f64();
+  } catch (const InvalidParameter&) {
+    return p.scale.value_or(NAN);
+  }
+}
 
 }  // namespace
 
@@ -197,6 +225,52 @@ std::variant<Outcome, PreparedCall> prepare(const VectorGroup& g, const VectorCa
         r.output_bytes = {bytes(cases::AlibiSlopes{k.p}.outputs())};
         call->values = [f, head = static_cast<std::size_t>(k.head)](const Outputs& out) {
           return std::vector<double>{load(out.at(0), f).at(head)};
+        };
+        return std::move(*call);
+      },
+      [&](const cases::Attention& k) -> Prepared {
+        const AttentionParams& p = k.p;
+        const AttentionInputs& in = k.in;
+        // The tensors contiguous ([token][head][row]) and of the lengths the parameters give:
+        // others (an invalid case's) have no layout to pass.
+        const auto axes = p.rope ? p.rope->position_axes() : 1;
+        const auto pairs = p.rope ? p.rope->pair_count() : 0;
+        const auto n_q = elements(in.queries, p.query_heads, p.head_dim), n_k = elements(in.keys, p.kv_heads, p.head_dim),
+                   n_v = elements(in.keys, p.kv_heads, p.value_dim), n_o = elements(in.queries, p.query_heads, p.value_dim),
+                   n_l = elements(in.queries, p.query_heads), n_qp = elements(in.queries, axes),
+                   n_kp = elements(in.keys, axes), n_mask = elements(in.queries, in.keys),
+                   n_table = elements(in.queries + in.keys, 2, pairs);
+        if (!n_q || !n_k || !n_v || !n_o || !n_l || !n_qp || !n_kp || !n_mask || !n_table || in.q.size() != *n_q ||
+            in.k.size() != *n_k || in.v.size() != *n_v || in.query_positions.size() != *n_qp ||
+            in.key_positions.size() != *n_kp ||
+            in.mask.size() != (p.mask == AttentionMask::explicit_ ? *n_mask : 0) ||
+            in.table.size() != (p.rope_table_given ? *n_table : 0))
+          return wrong_length;
+        auto call = call_of(EntryPoint::attention);
+        if (!call) return no_entry(EntryPoint::attention);
+        auto q = stored({in.q.begin(), in.q.end()}, f), key = stored({in.k.begin(), in.k.end()}, f),
+             v = stored({in.v.begin(), in.v.end()}, f), table = stored({in.table.begin(), in.table.end()}, f);
+        if (!q || !key || !v || !table) return not_representable;
+        Request& r = call->request;
+        if (p.rope) r.rope = plugin::to_abi(*p.rope);  // its factor arrays point into g
+        if (p.alibi) r.alibi = plugin::to_abi(*p.alibi);
+        r.attention = plugin::to_abi(p, binary64_scale(p), &r.rope, &r.alibi);
+        const std::int64_t H = p.query_heads, G = p.kv_heads, d = p.head_dim, dv = p.value_dim;
+        // n_queries, n_keys, then each tensor's token and head strides: q, k, v, O, L.
+        r.counts = {in.queries, in.keys, H * d, d, G * d, d, G * dv, dv, H * dv, dv, H, 1};
+        r.positions = {{in.query_positions.begin(), in.query_positions.end()},
+                       {in.key_positions.begin(), in.key_positions.end()}};
+        r.inputs = {std::move(*q), std::move(*key), std::move(*v), {in.mask.begin(), in.mask.end()}, std::move(*table)};
+        r.output_bytes = {bytes(*n_o), bytes(*n_l)};
+        // O, then L where the call wrote it (SPEC.md section 8): a kernel that forms no L leaves
+        // it as it was handed over, and is judged on O alone.
+        call->values = [f](const Outputs& out) {
+          auto values = load(out.at(0), f);
+          if (!untouched(out.at(1))) {
+            const auto lse = load(out.at(1), f);
+            values.insert(values.end(), lse.begin(), lse.end());
+          }
+          return values;
         };
         return std::move(*call);
       },

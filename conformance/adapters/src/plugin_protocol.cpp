@@ -110,6 +110,8 @@ void fields(Io& io, G& g) requires std::is_same_v<std::remove_const_t<G>, Greeti
   io.string(g.message);
   io.item(g.exports);
   io.item(g.working_format);
+  io.item(g.score_format);
+  io.item(g.probability_format);
 }
 
 template <class Io, class R>
@@ -128,6 +130,7 @@ void plain_fields(Io& io, R& q) {
   io.item(q.rope);
   io.item(q.sinusoidal);
   io.item(q.alibi);
+  io.item(q.attention);
   io.vector(q.counts);
   io.vectors(q.positions);
   io.vectors(q.inputs);

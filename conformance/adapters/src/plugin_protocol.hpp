@@ -26,17 +26,22 @@ struct Greeting {
   std::uint32_t exports = 0;  // bit_of() of each entry point the library exports
   // posenc_plugin_info.working_format, checked (0 for a plugin built for ABI version 1).
   std::array<std::int32_t, 4> working_format{};
+  // posenc_plugin_info.score_format and probability_format, checked (0 before version 3).
+  std::array<std::int32_t, 4> score_format{}, probability_format{};
 };
 
 // One entry point call. Only the parameter struct of the entry point's family is used. Pointers
 // inside `rope` (the scaling's factor arrays) are followed by encode(); decode() points them
-// into short_factor and long_factor, which is why a Request is moved, never copied.
+// into short_factor and long_factor, which is why a Request is moved, never copied. The
+// pointers inside `attention` only say whether it has a rope and an alibi: the child points
+// them at `rope` and `alibi` when it calls (a pointer into a Request would not survive a move).
 struct Request {
   EntryPoint entry = EntryPoint::rope_apply;
   posenc_dtype dtype = POSENC_F64;
   posenc_rope_params rope{};
   posenc_sinusoidal_params sinusoidal{};
   posenc_alibi_params alibi{};
+  posenc_attention_params attention{};
   std::vector<std::int64_t> counts;                  // the integer arguments, in the signature's order
   std::vector<std::vector<std::int64_t>> positions;  // the position arrays, in order
   std::vector<std::vector<unsigned char>> inputs;     // the input tensors, in the storage format

@@ -10,6 +10,8 @@
 #include "posenc/recent_values.hpp"
 #include "posenc/reference/reference.hpp"
 #include "posenc/vectors/case_types.hpp"
+#include "attention_elements.hpp"
+#include "rope_knowledge.hpp"
 #include "scaling_condition.hpp"
 
 namespace posenc::conformance {
@@ -25,36 +27,10 @@ double sinusoidal_frequency(const SinusoidalParams& p, std::int64_t i) {
   return static_cast<double>(formulas::sinusoidal_frequency<long double>(p, i));
 }
 
-struct RopeKnowledge {
-  std::vector<double> inv_freq;
-  std::vector<double> condition;  // per pair: the scaling's condition term (scaling_condition.hpp)
-  double attention = 1;
-};
-
-RopeKnowledge compute_rope_knowledge(const RopeParams& p) {
-  auto f = reference::rope_frequencies(p);
-  RopeKnowledge k;
-  for (std::size_t i = 0; i + 1 < f.size(); ++i) k.inv_freq.push_back(f[i].f64());
-  k.attention = f.back().f64();
-  k.condition = scaling_condition(p);
-  return k;
-}
-
-// Kept per parameter set: a group's cases share one, and the runner judges each case once per
-// format, so without this the certified frequencies were recomputed for every case and format
-// (the largest part of judging a RoPE file in a Release build, more under the sanitizers).
-const RopeKnowledge& rope_knowledge(const RopeParams& p) {
-  thread_local RecentValues<RopeParams, RopeKnowledge, 8> kept;
-  return kept.get(p, compute_rope_knowledge);
-}
-
 double alibi_slope(const AlibiParams& p, std::int64_t head) {
   thread_local RecentValues<AlibiParams, std::vector<Rounded>, 8> kept;
   return kept.get(p, [](const AlibiParams& q) { return reference::alibi_slopes(q); })[static_cast<std::size_t>(head)].f64();
 }
-
-// An angle t = p w formed in W: 6 + 2|ln w| units of u_W per unit |t| (SPEC.md section 5).
-double angle_error(double w) { return 6 + 2 * std::fabs(std::log(w)); }
 
 double max_angle(const RopeParams& p, const RopeKnowledge& k, std::span<const std::int64_t> pos) {
   double worst = 0;
@@ -208,6 +184,7 @@ std::vector<ElementSpec> element_specs(const VectorGroup& g, const VectorCase& c
               e.scale = std::fabs(static_cast<double>(e.exact));
             }
           },
+          [&](const cases::Attention& a) { attention_elements(out, a, c); },
       },
       typed_case(g, c));
   return out;
@@ -225,9 +202,20 @@ Format Tolerance::working_format(Format storage) const {
   return it == working.end() ? default_working_format(storage) : it->second;
 }
 
+std::optional<Format> Tolerance::score_format(Format storage) const {
+  const auto it = score.find(storage);
+  return it == score.end() ? std::nullopt : it->second;
+}
+
+std::optional<Format> Tolerance::probability_format(Format storage) const {
+  const auto it = probability.find(storage);
+  return it == probability.end() ? std::nullopt : it->second;
+}
+
 double scaled_bound(const ElementSpec& e, const Tolerance& t, Format storage) {
   if (t.scaled_bound) return *t.scaled_bound;
   if (t.profile == Profile::exact || e.copied) return 0;
+  if (e.attention) return static_cast<double>(attention_bound(*e.attention, t, storage) / scale_unit(storage, e.scale));
   if (t.profile != Profile::standard) return e.strict;
   // standard: an angle formed in the working format W, its frequency from exp/pow in W and the
   // scaling's intermediates in W. That error is angle_error |t| units of u_W s; bounds count

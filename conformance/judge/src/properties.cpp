@@ -38,11 +38,19 @@ std::vector<Format> answered_formats(Implementation& impl) {
   sinusoidal.d_model = 2;
   AlibiParams alibi;
   alibi.n_heads = 1;
+  AttentionParams attention;
+  attention.head_dim = attention.value_dim = 2;
+  attention.query_heads = attention.kv_heads = 1;
+  VectorCase one_key;
+  one_key.attention.queries = one_key.attention.keys = 1;
+  one_key.attention.query_positions = one_key.attention.key_positions = {0};
+  one_key.attention.q = one_key.attention.k = one_key.attention.v = {1.0, 0.5};
   // Inputs exact in every format (1, 0.5; positions are integers).
   const std::pair<VectorGroup, VectorCase> probes[] = {
       {group_of(CaseType::rope_rotate, rope), rope_case(rope, 1, {1.0, 0.5})},
       {group_of(CaseType::sinusoidal_row, sinusoidal), position_case(1)},
       {group_of(CaseType::alibi_slopes, alibi), VectorCase{}},
+      {group_of(CaseType::attention, attention), one_key},
   };
   std::vector<Format> out;
   for (Format f : kAllFormats) {
@@ -109,7 +117,8 @@ PropertyResult run_property(Implementation& impl, const PropertyOptions& options
 std::vector<PropertyResult> run_properties(Implementation& impl, const PropertyOptions& options) {
   read_rapidcheck_configuration_quietly();
   std::vector<properties::Named> all = properties::rope_properties();
-  for (auto group : {properties::absolute_properties(), properties::model_properties()}) {
+  for (auto group :
+       {properties::absolute_properties(), properties::model_properties(), properties::attention_properties()}) {
     all.insert(all.end(), group.begin(), group.end());
   }
   const std::vector<Format> formats = options.formats.empty() ? answered_formats(impl) : options.formats;

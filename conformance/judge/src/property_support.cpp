@@ -107,6 +107,16 @@ std::vector<double> any_vector(std::int64_t n) {
   return x;
 }
 
+std::vector<double> any_nonzero_vector(std::int64_t n) {
+  const int g = grid_bits();
+  std::vector<double> x;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int magnitude = *rc::gen::inRange(1, 1 << (g + 1));
+    x.push_back(std::ldexp(*rc::gen::arbitrary<bool>() ? -magnitude : magnitude, -g));
+  }
+  return x;
+}
+
 std::int64_t any_position(std::int64_t limit) { return *rc::gen::inRange<std::int64_t>(0, limit); }
 
 std::string show(double v) {

@@ -30,6 +30,7 @@ struct Named {
 std::vector<Named> rope_properties();
 std::vector<Named> absolute_properties();   // sinusoidal, ALiBi, learned
 std::vector<Named> model_properties();      // a tiny attention; differential against the reference
+std::vector<Named> attention_properties();  // identities of the implementation's attention
 
 // One case through the implementation, in format(): an unsupported case is discarded, any other failure
 // fails the property.
@@ -63,6 +64,9 @@ RopeParams plain_rope();
 // certify one (SPEC.md section 6, property-based checks).
 int grid_bits();
 std::vector<double> any_vector(std::int64_t n);
+// The same grid without 0: an attention problem with zeros makes exactly orthogonal q and k,
+// whose logit is an exact 0 that the reference reaches through rotations and cannot give a sign.
+std::vector<double> any_nonzero_vector(std::int64_t n);
 std::int64_t any_position(std::int64_t limit = std::int64_t{1} << 31);
 
 std::string show(const std::vector<double>& v);

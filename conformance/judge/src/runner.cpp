@@ -19,11 +19,11 @@
 namespace posenc::conformance {
 namespace {
 
-void record_worst(Worst& w, double value, const VectorCase& c, Format f, std::size_t element) {
+void record_worst(Worst& w, double value, const VectorGroup& g, const VectorCase& c, Format f, std::size_t element) {
   if (value > w.value || (w.tc_id == 0 && value >= w.value)) {
     w.value = value;
     w.tc_id = c.tc_id;
-    w.where = std::string(to_string(f)) + " element " + std::to_string(element) + describe_inputs(c);
+    w.where = std::string(to_string(f)) + " " + element_name(g, c, element) + describe_inputs(c);
   }
 }
 
@@ -40,12 +40,14 @@ void record_position(PositionErrors& by_position, double position, Format f, con
   if (bound > 0 && (e.bound == 0 || bound < e.bound)) e.bound = bound;
 }
 
+using ChecksByPosition = std::map<Format, std::map<double, ChecksAtPosition>>;
+
 // What a file's checks add up to beyond FileResult's counts.
 struct FileTally {
   FileResult& r;
   PositionErrors by_position;
-  // Per format and |position|: whether every judged valid case there passed.
-  std::map<Format, std::map<double, bool>> passed_at;
+  // Per format and |position|: the valid checks there, for the accurate context.
+  ChecksByPosition checks_at;
 
   void record_margin(const Margin& m) {
     auto keep = [&](Margin& w) {
@@ -55,22 +57,27 @@ struct FileTally {
     keep(r.margin_by_format[m.format]);
   }
 
-  // A valid case's verdict in format f, for the accurate context.
-  void record_verdict(const std::optional<double>& position, Format f, bool pass) {
+  // A valid check in format f, for the accurate context.
+  enum class Verdict { passed, failed, bound_vacuous };
+  void record_verdict(const std::optional<double>& position, Format f, Verdict v) {
     if (!position) return;
-    auto [it, added] = passed_at[f].try_emplace(*position, pass);
-    if (!added) it->second = it->second && pass;
+    ChecksAtPosition& n = checks_at[f][*position];
+    n.judged += v != Verdict::bound_vacuous;
+    n.failed += v == Verdict::failed;
+    n.bound_vacuous += v == Verdict::bound_vacuous;
   }
 
-  void finish() {
+  // The file's points and contexts; its checks per position join the run's.
+  void finish(ChecksByPosition& run_checks_at) {
     for (const auto& [key, e] : by_position) r.by_position.push_back(e);
-    for (const auto& [f, at] : passed_at) {
-      std::optional<double> up_to;
-      for (const auto& [position, pass] : at) {
-        if (!pass) break;
-        up_to = position;
+    for (const auto& [f, at] : checks_at) {
+      if (const auto context = accurate_context(at)) r.accurate_context[f] = *context;
+      for (const auto& [position, n] : at) {
+        ChecksAtPosition& all = run_checks_at[f][position];
+        all.judged += n.judged;
+        all.failed += n.failed;
+        all.bound_vacuous += n.bound_vacuous;
       }
-      r.accurate_up_to[f] = up_to;
     }
   }
 };
@@ -88,7 +95,7 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
   // A valid case that failed with nothing to measure.
   auto fail_unmeasured = [&](const std::string& why) {
     tally.record_margin({std::numeric_limits<double>::infinity(), c.tc_id, std::nullopt, f, position});
-    tally.record_verdict(position, f, false);
+    tally.record_verdict(position, f, FileTally::Verdict::failed);
     fail(why);
   };
   if (o.status == Status::unsupported) {
@@ -106,40 +113,74 @@ void check_outcome(const Outcome& o, const VectorGroup& g, std::int64_t group, c
   }
   if (o.status == Status::failed) return fail_unmeasured(o.message);
   if (o.status == Status::invalid) return fail_unmeasured("refused valid parameters: " + o.message);
-  if (o.values.size() != c.expected.size()) {
+  // An attention case answered with O alone is judged on O (its L not judged, and counted).
+  const bool without_lse = answers_without_lse(g, c, o.values.size());
+  if (o.values.size() != c.expected.size() && !without_lse) {
     return fail_unmeasured("returned " + std::to_string(o.values.size()) + " values, expected " +
                            std::to_string(c.expected.size()));
   }
   const CaseJudgement judged = judge_values(g, c, specs, o.values, f, t, o.derived);
   const bool ok = judged.pass, vacuous = judged.any_vacuous;
-  for (std::size_t j = 0; j < specs.size(); ++j) {
-    if (judged.vacuous[j]) continue;  // not judged: stays out of the worst errors
+  if (ok && vacuous) {
+    // Not judged: bound vacuous. Such a check contributes no judged point: none of its elements
+    // enters the worst errors, the margins or errorByPosition (SPEC.md section 9), so a report
+    // never draws a check it did not judge as a pass. Nor does it end the accurate context,
+    // which counts it.
+    tally.record_verdict(position, f, FileTally::Verdict::bound_vacuous);
+    ++part.not_judged[NotJudged::bound_vacuous][f];
+    return;
+  }
+  // A judged check: every element but those of a vacuous bound (a failure beyond such an
+  // element is real, and the element itself says nothing).
+  for (std::size_t j = 0; j < judged.elements.size(); ++j) {
+    if (judged.vacuous[j]) continue;
     const ElementError& e = judged.elements[j];
-    record_worst(r.worst_scaled, e.scaled, c, f, j);
-    record_worst(r.worst_ulp, e.ulp, c, f, j);
+    record_worst(r.worst_scaled, e.scaled, g, c, f, j);
+    record_worst(r.worst_ulp, e.ulp, g, c, f, j);
     tally.record_margin({e.margin, c.tc_id, static_cast<std::int64_t>(j), f, position});
     if (position) record_position(tally.by_position, *position, f, e);
   }
-  const std::string& first_bad = judged.message;
-  // A case not judged for a vacuous bound also ends the accurate context: past it the profile
-  // vouches for nothing.
-  tally.record_verdict(position, f, ok && !vacuous);
-  if (!ok) {
-    fail(first_bad);
-  } else if (vacuous) {
-    ++part.not_judged[NotJudged::bound_vacuous][f];
-  } else {
+  tally.record_verdict(position, f, ok ? FileTally::Verdict::passed : FileTally::Verdict::failed);
+  if (ok) {
     ++part.judged[f].passed;
+  } else {
+    fail(judged.message);
   }
+  if (without_lse) ++part.judged[f].without_lse;
 }
 
 }  // namespace
 
+std::optional<AccurateContext> accurate_context(const std::map<double, ChecksAtPosition>& at) {
+  AccurateContext c;
+  bool judged = false;
+  for (const auto& [position, n] : at) {
+    judged = judged || n.judged > 0;
+    if (n.failed > 0) {
+      c.fails_at = position;
+      break;
+    }
+    if (n.judged > 0) c.up_to = position;
+  }
+  if (!judged) return std::nullopt;
+  if (c.up_to) {
+    for (const auto& [position, n] : at) {
+      if (position > *c.up_to) break;
+      c.bound_vacuous += n.bound_vacuous;
+    }
+  }
+  return c;
+}
+
 Tolerance with_declared_working_formats(const Tolerance& t, const Implementation& impl) {
   Tolerance out = t;
   for (Format f : kAllFormats) {
-    if (out.working.count(f)) continue;  // the user's --working-format wins
-    if (const auto w = impl.working_format(f)) out.working[f] = *w;
+    // The user's --working-format, --score-format and --probability-format win.
+    if (!out.working.count(f)) {
+      if (const auto w = impl.working_format(f)) out.working[f] = *w;
+    }
+    if (!out.score.count(f)) out.score[f] = impl.score_format(f);
+    if (!out.probability.count(f)) out.probability[f] = impl.probability_format(f);
   }
   return out;
 }
@@ -175,6 +216,7 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
     });
   }
   const std::vector<ManifestEntry> selected = select_files(manifest, options.filter, options.exclude);
+  ChecksByPosition run_checks_at;
   for (std::size_t i = 0; i < selected.size(); ++i) {
     const auto& m = selected[i];
     const VectorFile file = load_listed_file(options.vectors, m);
@@ -205,9 +247,12 @@ RunReport run_vectors(Implementation& impl, const RunOptions& options,
         }
       }
     }
-    tally.finish();
+    tally.finish(run_checks_at);
     report.files.push_back(std::move(r));
     if (progress) progress(i + 1, selected.size());
+  }
+  for (const auto& [f, at] : run_checks_at) {
+    if (const auto context = accurate_context(at)) report.accurate_context[f] = *context;
   }
   return report;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "attention_elements.hpp"
 #include "posenc/vectors/case_types.hpp"
 
 namespace posenc::conformance {
@@ -20,6 +21,7 @@ std::vector<double> largest_errors(const VectorGroup& g, const VectorCase& c, co
                  [&](const cases::RopeFrequencies&) { out.assign(out.size(), 1.0); },
                  [&](const cases::AlibiSlopes&) { out.assign(out.size(), 1.0); },
                  [&](const cases::AlibiBias&) { out.assign(out.size(), 1.0); },
+                 [&](const cases::Attention&) { out = attention_largest_errors(specs); },
                  [](const auto&) {},
              },
              typed_case(g, c));

@@ -61,6 +61,11 @@ std::int64_t PartCounts::failed() const {
   for (const auto& [f, c] : judged) n += c.failed;
   return n;
 }
+std::int64_t PartCounts::without_lse() const {
+  std::int64_t n = 0;
+  for (const auto& [f, c] : judged) n += c.without_lse;
+  return n;
+}
 std::int64_t PartCounts::not_judged_for(NotJudged why) const {
   std::int64_t n = 0;
   if (const auto it = not_judged.find(why); it != not_judged.end()) {
@@ -77,6 +82,7 @@ void PartCounts::add(const PartCounts& other) {
   for (const auto& [f, c] : other.judged) {
     judged[f].passed += c.passed;
     judged[f].failed += c.failed;
+    judged[f].without_lse += c.without_lse;
   }
   for (const auto& [why, by_format] : other.not_judged) {
     for (const auto& [f, n] : by_format) not_judged[why][f] += n;

@@ -145,9 +145,10 @@ std::string error_plot(const std::string& file, const std::vector<RunReport>& re
         if (e.format == format) s.points.push_back({e.position + 1, e.worst_margin});
       }
       if (s.points.empty()) continue;
-      const auto up_to = result->accurate_up_to.find(format);
-      if (up_to != result->accurate_up_to.end() && up_to->second) {
-        contexts.push_back({s.label + ": " + accurate_text(reports[r], up_to->second), s.colour, "2 2", *up_to->second + 1});
+      const auto context = result->accurate_context.find(format);
+      if (context != result->accurate_context.end() && context->second.up_to) {
+        contexts.push_back({s.label + ": " + accurate_text(reports[r], context->second), s.colour, "2 2",
+                            *context->second.up_to + 1});
       }
       series.push_back(std::move(s));
     }
@@ -192,7 +193,8 @@ std::string error_plot(const std::string& file, const std::vector<RunReport>& re
   for (const auto& ser : series) s << legend_key(ser);
   s << legend_key(limit);
   for (const auto& c : contexts) s << legend_key(vertical(c.label, c.colour, c.dash, c.x, y_bottom, y_top));
-  s << "<br>Each point is the largest margin of one element at that position; margins below "
+  s << "<br>Each point is the largest margin of one element of a judged check at that position (a check not "
+       "judged, its bound vacuous, draws none); margins below "
     << short_number(kMarginFloor) << " (exact results among them) are drawn at " << short_number(kMarginFloor);
   if (off_scale) s << "; infinite ones (the very bits asked for and not given, a NaN or an infinity) at the top edge";
   s << "; a dotted vertical line marks where a series' accurate context ends.</figcaption>\n</figure>\n";
@@ -205,13 +207,18 @@ std::string verdict_section(const RunReport& r) {
   std::ostringstream s;
   const bool ok = r.conformant();
   s << "<section class=\"verdict " << (ok ? "pass" : "fail") << "\">\n<h2>" << markup_escape(r.implementation) << ": "
-    << (ok ? "CONFORMANT" : "NOT CONFORMANT") << "</h2>\n<p>profile " << markup_escape(profile_name(r)) << " · "
+    << (ok ? "CONFORMANT" : "NOT CONFORMANT") << "</h2>\n<p>profile " << markup_escape(profile_name(r))
+    << (rounding_text(r).empty() ? "" : " (" + markup_escape(rounding_text(r)) + ")") << " · "
     << r.passed() << " passed, " << r.failed() << " failed, " << r.not_judged() << " not judged (case x format checks)</p>\n";
   // The parts and the verdict line as the text summary says them (an unsupported property is
   // counted as such, never as passed or failed).
   s << "<ul class=\"parts\">\n";
   for (Part p : kAllParts) s << "<li class=\"part\">" << markup_escape(part_line(r, p)) << "</li>\n";
-  s << "</ul>\n<p class=\"verdict-line\">" << markup_escape(verdict_line(r)) << "</p>\n";
+  s << "</ul>\n";
+  if (const std::string context = overall_accurate_text(r); !context.empty()) {
+    s << "<p class=\"accurate-context\">accurate context (every file): " << markup_escape(context) << "</p>\n";
+  }
+  s << "<p class=\"verdict-line\">" << markup_escape(verdict_line(r)) << "</p>\n";
   if (!r.replay.empty()) s << "<p>rerun: <code>" << markup_escape(r.replay) << "</code></p>\n";
   s << "</section>\n";
   return s.str();
@@ -230,9 +237,9 @@ std::string file_table(const RunReport& r) {
       << "</td><td class=\"formats\">";
     for (const auto& [format, m] : f.margin_by_format) {
       s << markup_escape(std::string(to_string(format))) << " margin " << short_number(m.value);
-      const auto up_to = f.accurate_up_to.find(format);
-      if (up_to != f.accurate_up_to.end()) {
-        s << ", <span class=\"accurate\">" << markup_escape(accurate_text(r, up_to->second)) << "</span>";
+      const auto context = f.accurate_context.find(format);
+      if (context != f.accurate_context.end()) {
+        s << ", <span class=\"accurate\">" << markup_escape(accurate_text(r, context->second)) << "</span>";
       }
       s << "<br>";
     }
@@ -301,13 +308,16 @@ std::string html_report(const std::vector<RunReport>& reports) {
   for (const auto& r : reports) s << verdict_section(r);
 
   s << "<h2>Margin against position</h2>\n<p>The worst margin (error / bound, SPEC.md section 9) over the judged "
-       "elements of the valid cases at each position, per output format: a check fails above the line at 1.</p>\n";
+       "checks of the valid cases at each position, per output format: a check fails above the line at 1. A check "
+       "not judged (its bound vacuous: a pass there would say nothing) draws no point.</p>\n";
   std::set<std::string> seen;
   std::vector<std::string> files;
   for (const auto& r : reports) {
     for (const auto& f : r.files) {
       const std::string family = family_of(f.path);
-      if ((family == "rope" || family == "sinusoidal") && seen.insert(f.path).second) files.push_back(f.path);
+      if ((family == "rope" || family == "sinusoidal" || family == "attention") && seen.insert(f.path).second) {
+        files.push_back(f.path);
+      }
     }
   }
   for (const auto& file : files) s << error_plot(file, reports);

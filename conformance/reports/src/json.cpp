@@ -11,7 +11,10 @@
 namespace posenc::conformance {
 namespace {
 
-constexpr const char* kSchema = "posenc-report-3";
+// 4: the accurate context as an object per format (accurateContext), ended by a failure or the
+// last judged position, never by a check not judged; attention's score and probability formats
+// (scoreFormats, probabilityFormats) and the judged checks on O alone (withoutL).
+constexpr const char* kSchema = "posenc-report-4";
 using json_io::Json;
 using json_io::JsonValue;
 using json_io::Location;
@@ -100,9 +103,94 @@ Failure read_failure(const JsonValue& j, const Location& at) {
   return f;
 }
 
+// Objects keyed by format name.
+template <class Read>
+void read_by_format(const JsonValue& o, const Location& at, Read read) {
+  json_io::require_object(o, at);
+  for (const auto& [name, value] : o.members()) {
+    const std::string key(name);
+    read(parse_format_name(key, at), value, at.field(key));
+  }
+}
+
+constexpr const char* kEndFailure = "failure";
+constexpr const char* kEndLastJudged = "lastJudgedPosition";
+
+Json accurate_contexts_json(const std::map<Format, AccurateContext>& contexts) {
+  Json out = Json::object();
+  for (const auto& [f, c] : contexts) {
+    out[std::string(to_string(f))] = {{"upTo", optional_json(c.up_to)},
+                                      {"end", c.end() == AccurateContext::End::failure ? kEndFailure : kEndLastJudged},
+                                      {"failsAt", optional_json(c.fails_at)},
+                                      {"boundVacuous", c.bound_vacuous}};
+  }
+  return out;
+}
+
+AccurateContext read_accurate_context(const JsonValue& j, const Location& at) {
+  json_io::require_only(j, {"upTo", "end", "failsAt", "boundVacuous"}, at);
+  AccurateContext c;
+  c.up_to = read_optional_position(json_io::member(j, "upTo", at), at.field("upTo"));
+  c.fails_at = read_optional_position(json_io::member(j, "failsAt", at), at.field("failsAt"));
+  c.bound_vacuous = read_count(json_io::member(j, "boundVacuous", at), at.field("boundVacuous"));
+  const std::string end = json_io::read_string(json_io::member(j, "end", at), at.field("end"));
+  if (end != kEndFailure && end != kEndLastJudged) {
+    at.field("end").fail("'" + end + "' is not one of " + kEndFailure + ", " + kEndLastJudged);
+  }
+  // One meaning: it ends at a failure exactly when there is one, and below it.
+  if ((end == kEndFailure) != c.fails_at.has_value()) at.field("end").fail("'" + end + "' disagrees with failsAt");
+  if (!c.up_to && !c.fails_at) at.field("upTo").fail("null, though nothing failed");
+  if (c.up_to && c.fails_at && !(*c.up_to < *c.fails_at)) at.field("upTo").fail("not below failsAt");
+  if (!c.up_to && c.bound_vacuous != 0) at.field("boundVacuous").fail("counts checks below no position");
+  return c;
+}
+
+std::map<Format, AccurateContext> read_accurate_contexts(const JsonValue& j, const Location& at) {
+  std::map<Format, AccurateContext> out;
+  read_by_format(j, at, [&](Format f, const JsonValue& v, const Location& where) { out[f] = read_accurate_context(v, where); });
+  return out;
+}
+
+// The run's context must be what its groups' say together, as far as they tell: the first
+// failure anywhere; without one, the last judged position of all and at least the vacuous checks
+// each counts (the run's also counts those between a group's end and its own).
+void check_overall_context(const RunReport& r, const Location& at) {
+  std::map<Format, std::vector<const AccurateContext*>> per_format;
+  for (const auto& f : r.files) {
+    for (const auto& [format, c] : f.accurate_context) per_format[format].push_back(&c);
+  }
+  for (const auto& [format, contexts] : per_format) {
+    if (!r.accurate_context.count(format)) at.field(std::string(to_string(format))).fail("missing, though groups have it");
+  }
+  for (const auto& [format, c] : r.accurate_context) {
+    const Location where = at.field(std::string(to_string(format)));
+    const auto it = per_format.find(format);
+    if (it == per_format.end()) where.fail("no group has an accurate context in this format");
+    std::optional<double> fails_at, up_to;
+    std::int64_t vacuous = 0;
+    for (const AccurateContext* g : it->second) {
+      if (g->fails_at && (!fails_at || *g->fails_at < *fails_at)) fails_at = g->fails_at;
+    }
+    for (const AccurateContext* g : it->second) {
+      if (g->up_to && (!fails_at || *g->up_to < *fails_at) && (!up_to || *g->up_to > *up_to)) up_to = g->up_to;
+      vacuous += g->bound_vacuous;
+    }
+    if (c.fails_at != fails_at) where.field("failsAt").fail("disagrees with the groups' first failure");
+    // A group's context below the first failure is judged and passing: the run's reaches it.
+    if (up_to && (!c.up_to || *c.up_to < *up_to)) where.field("upTo").fail("below a group's accurate context");
+    if (!fails_at && (c.up_to != up_to || c.bound_vacuous < vacuous)) {
+      where.fail("disagrees with the groups' last judged position and vacuous checks");
+    }
+  }
+}
+
 Json part_counts_json(const PartCounts& c) {
   Json judged = Json::object(), not_judged = Json::object();
-  for (const auto& [f, n] : c.judged) judged[std::string(to_string(f))] = {{"passed", n.passed}, {"failed", n.failed}};
+  for (const auto& [f, n] : c.judged) {
+    Json counts = {{"passed", n.passed}, {"failed", n.failed}};
+    if (n.without_lse > 0) counts["withoutL"] = n.without_lse;
+    judged[std::string(to_string(f))] = std::move(counts);
+  }
   for (const auto& [why, by_format] : c.not_judged) {
     Json formats = Json::object();
     for (const auto& [f, n] : by_format) formats[std::string(to_string(f))] = n;
@@ -118,23 +206,18 @@ NotJudged read_not_judged_name(const std::string& name, const Location& at) {
   at.fail("'" + name + "' is not one of noEntryPoint, refused, notRepresentable, boundVacuous, beyondMaxPosition");
 }
 
-// Objects keyed by format name.
-template <class Read>
-void read_by_format(const JsonValue& o, const Location& at, Read read) {
-  json_io::require_object(o, at);
-  for (const auto& [name, value] : o.members()) {
-    const std::string key(name);
-    read(parse_format_name(key, at), value, at.field(key));
-  }
-}
-
 PartCounts read_part_counts(const JsonValue& j, const Location& at) {
   json_io::require_only(j, {"judged", "notJudged"}, at);
   PartCounts c;
   read_by_format(json_io::member(j, "judged", at), at.field("judged"), [&](Format f, const JsonValue& v, const Location& where) {
-    json_io::require_only(v, {"passed", "failed"}, where);
-    c.judged[f].passed = read_count(json_io::member(v, "passed", where), where.field("passed"));
-    c.judged[f].failed = read_count(json_io::member(v, "failed", where), where.field("failed"));
+    json_io::require_only(v, {"passed", "failed", "withoutL"}, where);
+    Counts& n = c.judged[f];
+    n.passed = read_count(json_io::member(v, "passed", where), where.field("passed"));
+    n.failed = read_count(json_io::member(v, "failed", where), where.field("failed"));
+    if (const auto without = json_io::optional_member(v, "withoutL")) {
+      n.without_lse = read_count(*without, where.field("withoutL"));
+      if (n.without_lse > n.passed + n.failed) where.field("withoutL").fail("more than the checks judged");
+    }
   });
   const JsonValue not_judged = json_io::member(j, "notJudged", at);
   json_io::require_object(not_judged, at.field("notJudged"));
@@ -185,7 +268,7 @@ PositionError read_position_error(const JsonValue& j, const Location& at) {
 FileResult read_group(const JsonValue& j, const Location& at) {
   json_io::require_only(j,
                         {"file", "passed", "failed", "notJudged", "accuracy", "validation", "worstMargin",
-                         "worstMarginByFormat", "accurateUpTo", "worstScaled", "worstUlp", "failures", "errorByPosition"},
+                         "worstMarginByFormat", "accurateContext", "worstScaled", "worstUlp", "failures", "errorByPosition"},
                         at);
   FileResult r;
   r.path = json_io::read_string(json_io::member(j, "file", at), at.field("file"));
@@ -203,9 +286,7 @@ FileResult read_group(const JsonValue& j, const Location& at) {
     r.margin_by_format[f] = read_margin(v, where);
     if (r.margin_by_format[f].format != f) where.field("format").fail("differs from its key");
   });
-  by_format("accurateUpTo", [&](Format f, const JsonValue& v, const Location& where) {
-    r.accurate_up_to[f] = read_optional_position(v, where);
-  });
+  r.accurate_context = read_accurate_contexts(json_io::member(j, "accurateContext", at), at.field("accurateContext"));
   r.worst_scaled = read_worst(json_io::member(j, "worstScaled", at), at.field("worstScaled"));
   r.worst_ulp = read_worst(json_io::member(j, "worstUlp", at), at.field("worstUlp"));
   // A margin above 1 is a failed check: a group edited to hide its failures is refused.
@@ -253,6 +334,15 @@ std::string report_json(const RunReport& report) {
   Json working = Json::object();
   for (Format f : kAllFormats) working[std::string(to_string(f))] = std::string(to_string(report.tolerance.working_format(f)));
   j["workingFormats"] = std::move(working);
+  // Attention's roundings: the storage formats that have one, and its format.
+  for (const auto& [key, formats] : {std::pair{"scoreFormats", &report.tolerance.score},
+                                     {"probabilityFormats", &report.tolerance.probability}}) {
+    Json rounded = Json::object();
+    for (const auto& [f, r] : *formats) {
+      if (r) rounded[std::string(to_string(f))] = std::string(to_string(*r));
+    }
+    j[key] = std::move(rounded);
+  }
   j["replay"] = report.replay;
   Json checks = Json::array(), asked_formats = Json::array();
   for (Part p : report.checks) checks.push_back(std::string(to_string(p)));
@@ -262,6 +352,7 @@ std::string report_json(const RunReport& report) {
   j["conformant"] = report.conformant();
   j["verdict"] = verdict_json(report);
   j["summary"] = summary_json(report);
+  j["accurateContext"] = accurate_contexts_json(report.accurate_context);
   j["groups"] = Json::array();
   for (const auto& f : report.files) {
     Json points = Json::array();
@@ -274,9 +365,8 @@ std::string report_json(const RunReport& report) {
     }
     Json failures = Json::array();
     for (const auto& failure : f.failures) failures.push_back(failure_json(failure));
-    Json margins = Json::object(), accurate = Json::object();
+    Json margins = Json::object();
     for (const auto& [format, m] : f.margin_by_format) margins[std::string(to_string(format))] = margin_json(m);
-    for (const auto& [format, p] : f.accurate_up_to) accurate[std::string(to_string(format))] = optional_json(p);
     j["groups"].push_back({{"file", f.path},
                            {"passed", f.passed()},
                            {"failed", f.failed()},
@@ -285,7 +375,7 @@ std::string report_json(const RunReport& report) {
                            {"validation", part_counts_json(f.validation)},
                            {"worstMargin", margin_json(f.worst_margin)},
                            {"worstMarginByFormat", std::move(margins)},
-                           {"accurateUpTo", std::move(accurate)},
+                           {"accurateContext", accurate_contexts_json(f.accurate_context)},
                            {"worstScaled", worst_json(f.worst_scaled)},
                            {"worstUlp", worst_json(f.worst_ulp)},
                            {"failures", std::move(failures)},
@@ -303,8 +393,9 @@ RunReport parse_report_json(const std::string& text, const std::string& source) 
   const json_io::JsonDocument parsed(text, source);
   const JsonValue j = parsed.root();
   const Location at{&source, std::nullopt, ""};
-  json_io::require_only(j, {"schema", "implementation", "profile", "scaledBound", "workingFormats", "replay", "checks",
-                            "asked", "conformant", "verdict", "summary", "groups", "properties"},
+  json_io::require_only(j, {"schema", "implementation", "profile", "scaledBound", "workingFormats", "scoreFormats",
+                            "probabilityFormats", "replay", "checks", "asked", "conformant", "verdict", "summary",
+                            "accurateContext", "groups", "properties"},
                         at);
   const std::string schema = json_io::read_string(json_io::member(j, "schema", at), at.field("schema"));
   if (schema != kSchema) {
@@ -333,6 +424,12 @@ RunReport parse_report_json(const std::string& text, const std::string& source) 
     if (w != Format::f32 && w != Format::f64) where.fail("'" + std::string(to_string(w)) + "' is not f32 or f64");
     r.tolerance.working[f] = w;
   }
+  for (const auto& [key, formats] : {std::pair{"scoreFormats", &r.tolerance.score},
+                                     {"probabilityFormats", &r.tolerance.probability}}) {
+    read_by_format(json_io::member(j, key, at), at.field(key), [&](Format f, const JsonValue& v, const Location& where) {
+      (*formats)[f] = read_format_name(v, where);
+    });
+  }
   r.replay = json_io::read_string(json_io::member(j, "replay", at), at.field("replay"));
   const auto checks = json_io::array_elements(json_io::member(j, "checks", at), at.field("checks"));
   r.checks.clear();
@@ -354,6 +451,8 @@ RunReport parse_report_json(const std::string& text, const std::string& source) 
   r.files_asked = json_io::read_bool(json_io::member(asked, "files", at.field("asked")), at.field("asked").field("files"));
   const auto groups = json_io::array_elements(json_io::member(j, "groups", at), at.field("groups"));
   for (std::size_t i = 0; i < groups.size(); ++i) r.files.push_back(read_group(groups[i], at.field("groups").index(i)));
+  r.accurate_context = read_accurate_contexts(json_io::member(j, "accurateContext", at), at.field("accurateContext"));
+  check_overall_context(r, at.field("accurateContext"));
   const auto properties = json_io::array_elements(json_io::member(j, "properties", at), at.field("properties"));
   for (std::size_t i = 0; i < properties.size(); ++i) {
     r.properties.push_back(read_property(properties[i], at.field("properties").index(i)));

@@ -28,8 +28,9 @@ std::string junit_xml(const RunReport& report) {
     for (const auto& [format, m] : f.margin_by_format) {
       property("worstMargin." + std::string(to_string(format)), short_number(m.value));
     }
-    for (const auto& [format, p] : f.accurate_up_to) {
-      property("accurateUpTo." + std::string(to_string(format)), p ? position_text(*p) : "none");
+    for (const auto& [format, c] : f.accurate_context) {
+      property("accurateUpTo." + std::string(to_string(format)), c.up_to ? position_text(*c.up_to) : "none");
+      property("accurateContext." + std::string(to_string(format)), accurate_text(report, c));
     }
     x << "    </properties>\n";
     x << "    <testcase classname=\"" << markup_escape(report.implementation) << "\" name=\"" << markup_escape(f.path)

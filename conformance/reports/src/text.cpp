@@ -17,8 +17,8 @@ void print_formats(std::ostream& out, const RunReport& report, const FileResult&
   std::string line;
   for (const auto& [format, m] : f.margin_by_format) {
     line += (line.empty() ? "    " : "; ") + std::string(to_string(format)) + " margin " + short_number(m.value);
-    const auto up_to = f.accurate_up_to.find(format);
-    if (up_to != f.accurate_up_to.end()) line += ", " + accurate_text(report, up_to->second);
+    const auto context = f.accurate_context.find(format);
+    if (context != f.accurate_context.end()) line += ", " + accurate_text(report, context->second);
   }
   if (!line.empty()) out << line << "\n";
 }
@@ -62,6 +62,10 @@ void print_summary(std::ostream& out, const RunReport& report, std::size_t max_f
           << to_string(f);
     }
   }
+  // Attention's declared roundings widen strict's and standard's bounds (SPEC.md section 5).
+  if (!report.tolerance.scaled_bound && report.tolerance.profile != Profile::exact) {
+    if (const std::string rounding = rounding_text(report); !rounding.empty()) out << "; " << rounding;
+  }
   out << "\n\n";
   out << std::left << std::setw(30) << "vectors" << std::right << std::setw(8) << "margin" << std::setw(8) << "passed"
       << std::setw(8) << "failed" << std::setw(12) << "not judged" << std::setw(14) << "worst scaled" << std::setw(11)
@@ -83,6 +87,9 @@ void print_summary(std::ostream& out, const RunReport& report, std::size_t max_f
     if (!p.counterexample.empty()) out << "      counterexample: " << p.counterexample << "\n";
   }
   out << "\n(margin: error / bound, > 1 fails; counts are checks, one case in one format (case x format))\n";
+  if (const std::string context = overall_accurate_text(report); !context.empty()) {
+    out << "accurate context (every file): " << context << "\n";
+  }
   for (Part p : kAllParts) out << part_line(report, p) << "\n";
   out << verdict_line(report) << "\n";
 }

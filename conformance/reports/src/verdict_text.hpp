@@ -38,9 +38,31 @@ inline std::string margin_where(const Margin& m) {
   return s;
 }
 
-// "strict up to position 2047", "strict nowhere (fails at the smallest position)".
-inline std::string accurate_text(const RunReport& r, const std::optional<double>& up_to) {
-  return profile_name(r) + (up_to ? " up to position " + position_text(*up_to) : " nowhere (fails at the smallest position)");
+// Why an accurate context ends, and the checks below it not judged for a vacuous bound: "fails
+// at position 7", "last judged position; 10 checks not judged: bound vacuous".
+inline std::string accurate_end_text(const AccurateContext& c) {
+  std::string s = c.fails_at ? "fails at position " + position_text(*c.fails_at) : "last judged position";
+  if (c.bound_vacuous > 0) {
+    s += "; " + thousands(c.bound_vacuous) + (c.bound_vacuous == 1 ? " check" : " checks") + " not judged: bound vacuous";
+  }
+  return s;
+}
+
+// "standard up to position 4194305 (last judged position; 10 checks not judged: bound vacuous)",
+// "strict up to position 7 (fails at position 100)", "strict nowhere (fails at position 0)".
+inline std::string accurate_text(const RunReport& r, const AccurateContext& c) {
+  return profile_name(r) + (c.up_to ? " up to position " + position_text(*c.up_to) : " nowhere") + " (" +
+         accurate_end_text(c) + ")";
+}
+
+// "f32 standard up to position ... (...); bf16 ...": the run's accurate context per format over
+// every file, or "" when no check with positions was judged.
+inline std::string overall_accurate_text(const RunReport& r) {
+  std::string s;
+  for (const auto& [format, c] : r.accurate_context) {
+    s += (s.empty() ? "" : "; ") + std::string(to_string(format)) + " " + accurate_text(r, c);
+  }
+  return s;
 }
 
 // "tcId 9 f32: element 0 = ..." (the failure's message names the rest).
@@ -54,7 +76,32 @@ inline std::string judged_text(const PartCounts& c) {
   for (const auto& [f, n] : c.judged) {
     per_format += (per_format.empty() ? "" : ", ") + std::string(to_string(f)) + " " + thousands(n.judged());
   }
-  return thousands(c.passed() + c.failed()) + " checks judged" + (per_format.empty() ? "" : " (" + per_format + ")");
+  std::string s = thousands(c.passed() + c.failed()) + " checks judged" + (per_format.empty() ? "" : " (" + per_format + ")");
+  // Attention checks whose implementation gave O alone: their L was not judged (SPEC.md section 9).
+  if (c.without_lse() > 0) s += ", " + thousands(c.without_lse()) + " on O alone (L not given)";
+  return s;
+}
+
+// "scores rounded to bf16 for bf16, f16; probabilities rounded to bf16 for f64, f32, bf16, f16":
+// attention's declared roundings (SPEC.md section 5), or "" when there is none.
+inline std::string rounding_text(const RunReport& r) {
+  std::string s;
+  for (const auto& [what, formats] : {std::pair{"scores", &r.tolerance.score}, {"probabilities", &r.tolerance.probability}}) {
+    // Storage formats grouped by the format they round to, in format order.
+    std::map<Format, std::string> by_rounding;
+    for (Format f : kAllFormats) {
+      const auto it = formats->find(f);
+      if (it == formats->end() || !it->second) continue;
+      std::string& storage = by_rounding[*it->second];
+      storage += (storage.empty() ? "" : ", ") + std::string(to_string(f));
+    }
+    std::string part;
+    for (const auto& [rounding, storage] : by_rounding) {
+      part += (part.empty() ? "" : ", ") + std::string("to ") + std::string(to_string(rounding)) + " for " + storage;
+    }
+    if (!part.empty()) s += (s.empty() ? "" : "; ") + std::string(what) + " rounded " + part;
+  }
+  return s;
 }
 
 // "300 (no entry point 200, bound vacuous 100)", or "none".

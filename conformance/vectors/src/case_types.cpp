@@ -11,7 +11,7 @@ namespace {
 using P = PositionInput;
 
 // Indexed by CaseType. Fields: name, family, positions, x, nan_inputs, alibi_indices, table, outputs.
-constexpr std::array<CaseTypeInfo, 10> kInfo{{
+constexpr std::array<CaseTypeInfo, 11> kInfo{{
     {"sinusoidal_row", "sinusoidal", P::one, false, false, false, false, "PE(position): d_model values"},
     {"sinusoidal_embed", "sinusoidal", P::one, true, false, false, false,
      "x * sqrt(d_model) + PE(position): d_model values"},
@@ -25,6 +25,8 @@ constexpr std::array<CaseTypeInfo, 10> kInfo{{
     {"alibi_slopes", "alibi", P::none, false, false, false, false, "the slope of every head: n_heads values"},
     {"alibi_bias", "alibi", P::none, false, false, true, false, "bias(head, query, key): 1 value"},
     {"learned_lookup", "learned", P::one, false, false, false, true, "row `position` of the group's table: dim values"},
+    {"attention", "attention", P::tensors, false, false, false, false,
+     "O [queries][query_heads][value_dim], then L [queries][query_heads]"},
 }};
 
 std::size_t count(std::int64_t n) { return static_cast<std::size_t>(std::max<std::int64_t>(n, 0)); }
@@ -53,6 +55,9 @@ std::size_t RopeTable::outputs() const { return 2 * count(p.pair_count()); }
 std::size_t RopeRotate::outputs() const { return count(p.head_dim); }
 std::size_t AlibiSlopes::outputs() const { return count(p.n_heads); }
 std::size_t LearnedLookup::outputs() const { return count(p.dim); }
+std::size_t Attention::outputs() const {
+  return in.queries < 0 || p.query_heads < 0 || p.value_dim < 0 ? 0 : count(attention_outputs(p, in.queries));
+}
 
 }  // namespace cases
 
@@ -78,6 +83,8 @@ TypedCase typed_case(const VectorGroup& g, const VectorCase& c) {
       return cases::AlibiBias{std::get<AlibiParams>(g.params), c.head, c.query, c.key};
     case CaseType::learned_lookup:
       return cases::LearnedLookup{std::get<LearnedParams>(g.params), g.table, c.position.at(0)};
+    case CaseType::attention:
+      return cases::Attention{std::get<AttentionParams>(g.params), c.attention.inputs()};
   }
   throw Error("posenc: unknown case type " + std::to_string(static_cast<int>(g.type)));
 }

@@ -19,8 +19,32 @@ std::vector<Rounded> evaluate_reference(const VectorGroup& g, const VectorCase& 
           [&](const cases::AlibiSlopes& k) { return r::alibi_slopes(k.p, b); },
           [&](const cases::AlibiBias& k) { return V{r::alibi_bias(k.p, k.head, k.query, k.key, b)}; },
           [&](const cases::LearnedLookup& k) { return r::learned_lookup(k.p, k.table, k.position, b); },
+          [&](const cases::Attention& k) { return r::attention(k.p, k.in, b).values; },
       },
       typed_case(g, c));
+}
+
+void fill_expected(const VectorGroup& g, VectorCase& c, reference::Backend b) {
+  if (g.type != CaseType::attention) {
+    c.expected = Expected::from(evaluate_reference(g, c, b));
+    return;
+  }
+  const auto& p = std::get<AttentionParams>(g.params);
+  auto result = reference::attention(p, c.attention.inputs(), b);
+  c.expected = Expected::from(result.values);
+  for (std::size_t i = 0; i < c.expected.size(); ++i) {
+    const double f64 = to_double(Format::f64, c.expected.of(Format::f64)[i]);
+    c.expected.exact[i] = exact_of(f64, residual_of(c.expected.exact[i], f64));
+  }
+  AttentionData& a = c.attention;
+  a.kappa.clear();
+  a.pv.clear();
+  a.logit_range.clear();
+  for (const auto& row : result.terms) {
+    a.kappa.insert(a.kappa.end(), row.kappa.begin(), row.kappa.end());
+    a.pv.insert(a.pv.end(), row.pv.begin(), row.pv.end());
+    a.logit_range.push_back(row.logit_range);
+  }
 }
 
 }  // namespace posenc::conformance

@@ -53,7 +53,7 @@ bool is_hex_float(std::string_view s, bool allow_inf, bool allow_nan = false) {
 
 // A valid hex float (is_hex_float) whose digits form an integer M below 2^53 and whose value
 // M 2^k is a normal binary64 is that double exactly: no rounding happens, so this equals
-// strtod's answer without strtod's general algorithm (it was a tenth of reading a vector file).
+// strtod's answer without strtod's general algorithm (a tenth of the time of reading a vector file).
 // Otherwise nullopt, and strtod rounds.
 std::optional<double> exact_hex_to_double(std::string_view s) {
   const bool negative = s[0] == '-';

@@ -64,10 +64,13 @@ std::vector<ManifestEntry> read_checked_manifest(const std::filesystem::path& di
     }
   }
   const auto manifest = read_manifest(dir);
+  // A tensor file belongs to the listed JSON file of its name, which records its SHA-256.
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
-    const auto relative = std::filesystem::relative(entry.path(), dir).generic_string();
+    const auto extension = entry.path().extension();
+    if (!entry.is_regular_file() || (extension != ".json" && extension != ".safetensors")) continue;
+    auto relative = std::filesystem::relative(entry.path(), dir).generic_string();
     if (relative.rfind("schema/", 0) == 0) continue;
+    if (extension == ".safetensors") relative = relative.substr(0, relative.size() - extension.string().size()) + ".json";
     bool listed = false;
     for (const auto& m : manifest) listed = listed || m.path == relative;
     if (!listed) throw VectorFileError(entry.path().string() + ": not listed in MANIFEST (refused)");
@@ -81,7 +84,7 @@ VectorFile load_listed_file(const std::filesystem::path& dir, const ManifestEntr
   if (sha256_hex(text) != entry.sha256) {
     throw VectorFileError(path.string() + ": SHA-256 differs from MANIFEST (modified or truncated; refused)");
   }
-  VectorFile file = parse_vector_file(text, path.string());
+  VectorFile file = parse_vector_file(text, path.string(), tensors_beside(path));
   if (file.number_of_tests() != entry.cases) {
     throw VectorFileError(path.string() + ": " + std::to_string(file.number_of_tests()) + " cases, MANIFEST says " +
                           std::to_string(entry.cases));

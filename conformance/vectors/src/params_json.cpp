@@ -44,6 +44,18 @@ Json to_json(const AlibiParams& p) { return Json{{"n_heads", p.n_heads}, {"mode"
 
 Json to_json(const LearnedParams& p) { return Json{{"max_positions", p.max_positions}, {"dim", p.dim}}; }
 
+Json to_json(const AttentionParams& p) {
+  Json j{{"head_dim", p.head_dim}, {"value_dim", p.value_dim}, {"query_heads", p.query_heads},
+         {"kv_heads", p.kv_heads}, {"mask", to_string(p.mask)}};
+  if (p.rope) j["rope"] = to_json(*p.rope);
+  if (p.rope_table_given) j["rope_table_given"] = true;
+  if (p.alibi) j["alibi"] = to_json(*p.alibi);
+  if (p.scale) j["scale"] = hex_double(*p.scale);
+  if (p.scale_denominator) j["scale_denominator"] = hex_double(*p.scale_denominator);
+  if (p.scale_mscale_all_dim) j["scale_mscale_all_dim"] = hex_double(*p.scale_mscale_all_dim);
+  return j;
+}
+
 // Enum names are parsed by the parameter definitions; their InvalidParameter becomes a file error.
 template <class F>
 auto parse_name(const JsonValue& j, const Location& at, F parse) {
@@ -128,6 +140,28 @@ LearnedParams learned_from(const JsonValue& j, const Location& at) {
   return p;
 }
 
+AttentionParams attention_from(const JsonValue& j, const Location& at) {
+  require_only(j, {"head_dim", "value_dim", "query_heads", "kv_heads", "mask", "rope", "rope_table_given", "alibi",
+                   "scale", "scale_denominator", "scale_mscale_all_dim"},
+               at);
+  AttentionParams p;
+  p.head_dim = read_small_int(member(j, "head_dim", at), at.field("head_dim"));
+  p.value_dim = read_small_int(member(j, "value_dim", at), at.field("value_dim"));
+  p.query_heads = read_small_int(member(j, "query_heads", at), at.field("query_heads"));
+  p.kv_heads = read_small_int(member(j, "kv_heads", at), at.field("kv_heads"));
+  p.mask = parse_name(member(j, "mask", at), at.field("mask"), parse_attention_mask);
+  if (auto m = optional_member(j, "rope")) p.rope = rope_from(*m, at.field("rope"));
+  if (auto m = optional_member(j, "rope_table_given")) p.rope_table_given = read_bool(*m, at.field("rope_table_given"));
+  if (auto m = optional_member(j, "alibi")) p.alibi = alibi_from(*m, at.field("alibi"));
+  auto real = [&](const char* key, std::optional<double>& v) {
+    if (auto m = optional_member(j, key)) v = read_hex_double(*m, at.field(key));
+  };
+  real("scale", p.scale);
+  real("scale_denominator", p.scale_denominator);
+  real("scale_mscale_all_dim", p.scale_mscale_all_dim);
+  return p;
+}
+
 }  // namespace
 
 Json params_to_json(const Params& p) {
@@ -139,6 +173,7 @@ Params params_from_json(CaseType type, const JsonValue& j, const Location& at) {
   if (family == "sinusoidal") return sinusoidal_from(j, at);
   if (family == "rope") return rope_from(j, at);
   if (family == "alibi") return alibi_from(j, at);
+  if (family == "attention") return attention_from(j, at);
   return learned_from(j, at);
 }
 

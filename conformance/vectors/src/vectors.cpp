@@ -1,5 +1,9 @@
 #include "posenc/vectors/vectors.hpp"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
 namespace posenc::conformance {
 
 Expected Expected::from(const std::vector<Rounded>& values) {
@@ -9,6 +13,18 @@ Expected Expected::from(const std::vector<Rounded>& values) {
     for (Format f : kAllFormats) e.bits[static_cast<std::size_t>(f)].push_back(v.bits_of(f));
   }
   return e;
+}
+
+double residual_of(const std::string& exact, double f64) {
+  if (!std::isfinite(f64)) return 0;
+  return static_cast<double>(std::strtold(exact.c_str(), nullptr) - static_cast<long double>(f64));
+}
+
+std::string exact_of(double f64, double residual) {
+  if (std::isnan(f64)) return "nan";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.20Le", static_cast<long double>(f64) + residual);
+  return text;
 }
 
 std::int64_t VectorFile::number_of_tests() const {
@@ -24,7 +40,8 @@ bool inputs_exact_in(const VectorGroup& g, const VectorCase& c, Format f) {
     }
     return true;
   };
-  return exact(c.x) && exact(c.y) && exact(g.table);
+  const AttentionData& a = c.attention;
+  return exact(c.x) && exact(c.y) && exact(g.table) && exact(a.q) && exact(a.k) && exact(a.v) && exact(a.table);
 }
 
 std::vector<Format> judged_formats(const VectorGroup& g, const VectorCase& c) {

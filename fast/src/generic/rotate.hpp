@@ -28,14 +28,13 @@
 namespace posenc::fast::detail {
 namespace {
 
-// v, held in a register from here on. GCC folds a vector load into every instruction that uses
-// its value (a memory operand in each), so a value used twice is loaded twice: in the half
-// layout's loop that was 14 loads per 4 stores instead of 8, which bound the loop on a core
-// such as the development VM's (AMD family 17h, measured: one 32-byte load a cycle; 1 token x
-// 40 heads x 128 in cache, AVX2: f32 39 to 29 ns per head, bf16 60 to 42). An empty asm that takes v
-// in a register and gives it back hides where the value came from; it emits nothing. The emulated
-// AVX-512 build (64-byte vectors without 64-byte registers: a test of logic, not speed) keeps
-// the compiler's choice.
+// v, held in a register from here on. GCC folds a vector load into every instruction that uses its
+// value (a memory operand in each), so a value used twice is loaded twice: in the half layout's
+// loop, 14 loads per 4 stores instead of 8, which binds the loop on a core that does one 32-byte
+// load a cycle, such as AMD family 17h's (1 token x 40 heads x 128 in cache, AVX2, f32: 29 ns per
+// head against 39). An empty asm that takes v in a register and gives it back hides where the
+// value came from; it emits nothing. The emulated AVX-512 build (64-byte vectors without 64-byte
+// registers: a test of logic, not speed) keeps the compiler's choice.
 template <class R>
 R in_register(R v) {
 #ifndef __AVX512F__
@@ -113,14 +112,14 @@ void rotate_row(bool interleaved, std::int64_t span, std::int64_t first, const f
   }
 }
 
-// bf16 split by parity. Without a bf16 conversion instruction, widening by element costs a
-// shuffle per vector and narrowing two more; a vector of 32-bit words instead holds 2W bf16
-// elements, the even-indexed ones in the low halves and the odd ones in the high halves, each
-// made binary32 lanes by one shift or mask and put back by one blend. A pair's two elements then
-// sit in the same lane of two vectors (interleaved: the even and the odd vector; half: the same
-// vector of both halves), and the token's rows are reordered once to match (SplitRows): per 2W
-// entries, the even-indexed ones, then the odd ones. (AVX2, shape B of the bench, alternating
-// paired runs: bf16 from 1.16-1.29 to 1.27-1.50 times f32's elements per second.)
+// bf16 split by parity. Without a bf16 conversion instruction, widening by element costs a shuffle
+// per vector and narrowing two more; a vector of 32-bit words instead holds 2W bf16 elements, the
+// even-indexed ones in the low halves and the odd ones in the high halves, each made binary32
+// lanes by one shift or mask and put back by one blend. A pair's two elements then sit in the same
+// lane of two vectors (interleaved: the even and the odd vector; half: the same vector of both
+// halves), and the token's rows are reordered once to match (SplitRows): per 2W entries, the
+// even-indexed ones, then the odd ones. (AVX2: bf16 at 1.27-1.50 times f32's elements per second
+// against 1.16-1.29 by element; paired/QK/B/bf16.)
 constexpr std::int64_t kSplitRowFloats = 1024;  // head_dim up to 1024 (larger: by element)
 
 template <class V>
@@ -183,32 +182,15 @@ void rotate_split(const SplitRows<V>& p, bool interleaved, std::int64_t span, co
 
 // Rows exactly N vectors of pairs wide per array (half: span / 2 == N w; interleaved: span == N
 // w), N a power of two, by a loop of N steps that the compiler unrolls: the arithmetic is
-// rotate_row's, lane for lane. What of the row fits in V::kRowRegisters vectors is loaded once
-// per token instead of once per head (fits_in_registers): both arrays, else the cosines alone, so
-// that each head loads its own elements and at most the sines. (AVX-512, head_dim 128, f32, out
-// of place, best of 40 batches, the whole row held: 1 token x 40 heads in L1, 354-362 to 253-257
-// ns per call; 16 tokens x 32 heads in L2, 58-62 to 67-75 GB/s.) With none of it held, the fixed
-// trip count alone beats rotate_row's general loops: on a Zen 3 VM (AVX2), 512 tokens x 32 heads
-// x 128 in place (in L3), rows from a RopeCache, no prefetch, 3 alternating rounds of 20 batches,
-// 229 to 192 us per call (an in-place scale of the same bytes 140); with the rows computed in the
-// call, 282 to 237 us, interleaved 377 to 287, f16 242 to 214; 16 tokens out of place, in L2, f32
-// 8.3 to 7.1 us, f16 6.7 to 5.8. The cosines held there besides (AVX2's 16 registers, head_dim
-// 128, half layout): 512 tokens in place 220 to 204 us, f16 205 to 200; 16 tokens in L2 7.5 to
-// 6.8 us, f16 5.8 to 5.5; one token x 40 heads within the noise. Tried on a Zen 5 VM with a kernel
-// call per token, before the runs (AVX-512, f32 unless stated, alternating batches with a baseline,
-// medians over 3-6 processes) and not kept: each head's results stored in address order (the first
-// half's vectors, then the second's), which makes a hand-written loop 9% faster than with the
-// halves alternating. The row's vectors were then spilled unless the tail's memcpy call left the
-// function; with it out, 512 tokens x 32 heads in place 0.73-0.87 of the scale's speed either way,
-// out of place with ordinary stores 0.73-0.80 of memcpy's to 0.80-0.85, but Q and K at 4096 tokens
-// with non-temporal stores 0.92-0.97 of the copy's to 0.87-0.97. And the row lambdas forced inline
-// (GCC calls them per head in the bf16 and streamed instantiations): f32 Q and K at 4096 tokens
-// 0.92-1.00 of the non-temporal copy's speed to 0.86-0.93, bf16 there 0.86-0.90 to 0.92-0.96.
-// Also not kept (Zen 3 VM, AVX2, 512 tokens x 32 heads x 128 in place, alternating batches in one
-// process): two heads per step where the sines are not held, each sine vector loaded once for
-// both. A hand-written loop so ran 0.99-1.14 times as fast as one head at a time (10 runs, median
-// 1.05), but in the kernel GCC moved the held cosines to the stack: 0.94-1.01 of the one-head
-// kernel's speed (both builds loaded in one process).
+// rotate_row's, lane for lane. What of the row fits in V::kRowRegisters vectors is loaded once per
+// token instead of once per head (fits_in_registers): both arrays, else the cosines alone, so that
+// each head loads its own elements and at most the sines (AVX-512, head_dim 128, f32, 1 token x 40
+// heads in L1: 253-257 ns per call with the whole row held against 354-362). With none of it held,
+// the fixed trip count alone beats rotate_row's general loops. Not taken, though faster in
+// hand-written loops: each head's results stored in address order (slower with non-temporal
+// stores), and two heads per step where the sines are not held (GCC then moves the held cosines to
+// the stack). The per-head lambdas are left to GCC for f32, where forcing them inline is slower;
+// bf16's are forced (rotate_split_fixed).
 constexpr std::int64_t kMaxFixedVectors = 64;  // N; wider rows take rotate_row
 
 // K vectors of a row at p: held in registers from construction (Hold), else loaded at each use.
@@ -274,20 +256,12 @@ __attribute__((always_inline)) inline void rotate_heads_fixed(const TokenRows& r
 
 // rotate_split for rows of exactly M steps of 2W entries (the split loop's whole row), as
 // rotate_heads_fixed: a fixed trip count, and what of the reordered row fits in registers held
-// across the token's heads. (AVX-512, head_dim 128, out of place, best of 40 batches: 16 tokens
-// x 32 heads in L2, bf16 8.3-8.4 to 6.8-6.9 us per call with the row held, f32 with its row held
-// 6.9-7.3; Q and K of 4096 tokens x 32 heads, bf16 15.3-15.6 to 16.1-18.5 GB/s, f32 18.4-19.7.
-// The cosines alone held, AVX2 at head_dim 128: within the noise on the Zen 3 VM.) Its per-head
-// lambdas forced inline: GCC otherwise calls one per head, which reloads the held row and ends in
-// a vzeroupper. Intel Xeon VM (AVX-512 and BF16, 2 MiB L2), bf16, 1 tensor of 64 heads x 128,
-// 5-7 alternating processes, median us per call: AVX-512, half layout, 16 tokens in L2 12.5 to
-// 10.5, 512 tokens in place 453 to 406, out of place (streamed) 703 to 704, 4096 tokens out 9580
-// to 9080; interleaved 12.1 to 10.7, 447 to 405, 8400 to 8350 at 4096; AVX2, half, 15.5 to 14.0,
-// 569 to 500, 10330 to 10150. (f32's kernels keep GCC's choice: forced inline there measured
-// slower, rotate_heads_fixed's comment.) Narrowing by AVX-512 BF16's vcvtne2ps2bf16 instead (a
-// word permute to interleave, the integer rounding where a lane is subnormal, which it reads as
-// zero) measured on top of this: 10.7 to 10.5, 400 to 389 in place, 8890 to 8850 at 4096 (half):
-// too little for a path of its own, with its own CPUID test and dispatch.
+// across the token's heads. Its per-head lambdas forced inline: GCC otherwise calls one per head,
+// which reloads the held row and ends in a vzeroupper (bf16, 16 tokens x 64 heads in L2: 10.5 us
+// per call against 12.5); f32's kernels keep GCC's choice (kMaxFixedVectors). Narrowing by AVX-512
+// BF16's vcvtne2ps2bf16 instead (which reads a subnormal lane as zero, so such lanes need the
+// integer rounding besides) gains 3% or less: too little for a path of its own, with its own CPUID
+// test and dispatch.
 // One head row of M steps of 2W entries (rotate_split_fixed), interleaved and half, by the
 // reordered row's vectors c and s (RowVectors: M of each interleaved, 2M half).
 template <class V, bool Stream, std::int64_t M, class C, class S>
@@ -403,9 +377,9 @@ void rotate_in_turn(const TokenRun& run) {
   });
 }
 
-// Every head row of a run's tokens; the store mode is a template argument, so that the row
-// loops inline into the loop over heads (the indirect calls per row took ~11% of the samples in
-// a profile of 1 token x 32 heads x 128, bf16, in cache), and the kernel is chosen once per run.
+// Every head row of a run's tokens; the store mode is a template argument, so that the row loops
+// inline into the loop over heads (indirect calls per row take ~11% of the time of 1 token x 32
+// heads x 128, bf16, in cache), and the kernel is chosen once per run.
 template <class V, DType D, bool Stream>
 void rotate_heads(const TokenRun& run) {
   if (run.parts > 1) return rotate_in_turn<V, D, Stream>(run);

@@ -70,7 +70,9 @@ const posenc_plugin_info info = {POSENC_PLUGIN_ABI_VERSION,
                                  "llama.cpp ggml CPU RoPE",
                                  "llama-cpp-python 0.3.36 (ggml 0.25.3)",
                                  POSENC_CAP_ROPE,
-                                 {POSENC_WORKING_F32, POSENC_WORKING_F32, POSENC_WORKING_F32, POSENC_WORKING_F32}};
+                                 {POSENC_WORKING_F32, POSENC_WORKING_F32, POSENC_WORKING_F32, POSENC_WORKING_F32},
+                                 {POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE},
+                                 {POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE, POSENC_ROUNDING_NONE}};
 
 bool finite_positive(double v) { return v > 0 && std::isfinite(v); }
 

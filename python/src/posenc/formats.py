@@ -5,6 +5,8 @@ value). torch has all four (torch.bfloat16). Outputs are checked to be values of
 format before they are sent: the judge reads the format's bits, so nothing is rounded here.
 """
 
+import re
+
 import numpy as np
 
 from .errors import PosencError
@@ -82,14 +84,28 @@ def from_hex(texts):
     return [float.fromhex(t) for t in texts]
 
 
-def decode(value):
-    """A vector file's parameter value: hex-float strings become floats, recursively."""
-    if isinstance(value, str) and (value.startswith(("0x", "-0x")) or value in ("inf", "-inf", "nan")):
-        return float.fromhex(value)
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
+def _is_real(text):
+    return text.startswith(("0x", "-0x")) or text in ("inf", "-inf", "nan")
+
+
+def decode(value, reals=float.fromhex):
+    """A vector file's parameter value, recursively: integers (lengths such as
+    original_max_positions, which the files write as decimal strings, and JSON integers) as int,
+    reals (hex floats in the files) as reals(text): float by default, which is exact (every real
+    there is a binary64 value), or str to keep the hex text; names (layout, kind) stay strings."""
+    if isinstance(value, str):
+        if _is_real(value):
+            return reals(value)
+        if _INTEGER.fullmatch(value):
+            return int(value)
+        return value
     if isinstance(value, list):
-        return [decode(v) for v in value]
+        return [decode(v, reals) for v in value]
     if isinstance(value, dict):
-        return {k: decode(v) for k, v in value.items()}
+        return {k: decode(v, reals) for k, v in value.items()}
     return value
 
 

@@ -10,10 +10,14 @@ from ._cli import find_cli
 from .errors import PosencError
 
 
-def generate_hf_vectors(config_json, out_dir, cli=None):
+def generate_hf_vectors(config_json, out_dir, cli=None, name=None):
+    """Writes rope/NAME.json and a MANIFEST in out_dir; NAME: `name`, or by default the config's
+    _name_or_path (its last part), else its model_type."""
     cli = find_cli(cli)
-    run = subprocess.run([cli, "generate", "--hf-config", str(config_json), "--out", str(out_dir)],
-                         capture_output=True, text=True)
+    args = [cli, "generate", "--hf-config", str(config_json), "--out", str(out_dir)]
+    if name is not None:
+        args += ["--name", str(name)]
+    run = subprocess.run(args, capture_output=True, text=True)
     if run.returncode != 0:
         raise PosencError(f"posenc generate --hf-config {config_json}: {run.stderr.strip()} "
                           "(this posenc may predate --hf-config)")

@@ -3,7 +3,10 @@
     @posenc.cases("rope/*", formats=["f32", "bf16"], profile="standard")
     def test_my_rope(case):
         x = case.inputs(torch=True)["x"]      # in the case's format; bf16 as torch.bfloat16
-        return my_rope(x, case.positions()["position"], case.params)   # or case.submit(...)
+        return my_rope(x, case.positions()["position"][0], case.params)   # or case.submit(...)
+
+An attention test returns O, or (O, L) when its code forms the log-sum-exp, shaped as
+Case.attention_shapes() says; case.q(torch=True), case.k(...), case.v(...) are its inputs.
 
 Each case runs once per format it is judged in (ids: file-tcId-format). A failure gives tcId,
 element, got, expected, margin and position; the end of the session prints, per profile, the
@@ -57,10 +60,20 @@ class CaseRun:
     def x(self, torch=False, device=None):
         return self.case.x(self.format, torch=torch, device=device)
 
-    def submit(self, outputs=None, status="ok"):
-        """Judges the outputs (or a status, "invalid" or "unsupported"); AssertionError on a fail."""
+    def q(self, torch=False, device=None):
+        return self.case.q(self.format, torch=torch, device=device)
+
+    def k(self, torch=False, device=None):
+        return self.case.k(self.format, torch=torch, device=device)
+
+    def v(self, torch=False, device=None):
+        return self.case.v(self.format, torch=torch, device=device)
+
+    def submit(self, outputs=None, status="ok", lse=None):
+        """Judges the outputs (or a status, "invalid" or "unsupported"); for attention, O and
+        optionally its log-sum-exp lse (Session.judge); AssertionError on a fail."""
         __tracebackhide__ = True
-        self.verdict = self.session.judge(self.case, self.format, outputs, status=status)
+        self.verdict = self.session.judge(self.case, self.format, outputs, status=status, lse=lse)
         self._judged[0].add(self.case.file)
         self._judged[1].add(self.format)
         return self.verdict.check()
@@ -120,7 +133,10 @@ def pytest_pyfunc_call(pyfuncitem):
     if run.verdict is None:
         if returned is None:
             raise AssertionError(f"posenc: {run.id}: the test neither returned its outputs nor called case.submit()")
-        run.submit(returned)
+        if run.case.type == "attention" and isinstance(returned, tuple):
+            run.submit(*returned[:1], lse=returned[1] if len(returned) > 1 else None)  # (O, L)
+        else:
+            run.submit(returned)
     if run.verdict.verdict == "not judged":  # e.g. a vacuous bound: neither a pass nor a fail
         pytest.skip(f"posenc: {run.id} not judged: {run.verdict.message}")
     return True

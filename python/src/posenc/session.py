@@ -4,7 +4,7 @@ import subprocess
 
 from . import formats as F
 from ._cli import find_cli
-from .case import cases_from_message
+from .case import attention_values, cases_from_message
 from .errors import PosencError
 from .verdict import verdict_from
 
@@ -15,21 +15,26 @@ class Session:
     vectors: a folder of vectors (default: the CLI's own, the shipped set); own_vectors: trust
     that folder's MANIFEST (vectors of your own, e.g. `posenc generate --out DIR`); hf_config: a
     Hugging Face config.json, whose model's vectors the CLI generates for the session instead
-    (`posenc serve --hf-config`, the mapping is the CLI's). formats,
-    working_format, bound, max_position, checks: as the CLI's --formats, --working-format,
+    (`posenc serve --hf-config`, the mapping is the CLI's); name: their file is rope/NAME.json
+    (default: the config's _name_or_path, its last part, else its model_type). formats,
+    working_format, score_format, probability_format, bound, max_position, checks: as the CLI's
+    --formats, --working-format, --score-format, --probability-format (attention: the formats
+    your code rounds its scores and its softmax probabilities to, e.g. "bf16" or "f32=bf16"),
     --bound, --max-position, --checks ("accuracy", "validation" or both, the default).
     report/junit/html: files written at finish()."""
 
     def __init__(self, profile="strict", vectors=None, own_vectors=False, formats=None, working_format=None,
                  bound=None, max_position=None, implementation="python", cli=None, report=None, junit=None,
-                 html=None, max_failures=5, checks=None, hf_config=None):
+                 html=None, max_failures=5, checks=None, hf_config=None, name=None, score_format=None,
+                 probability_format=None):
         self.profile = profile
         self.cli = find_cli(cli)
         args = [self.cli, "serve", "--implementation", implementation, "--profile", profile,
                 "--max-failures", str(max_failures)]
-        for flag, value in (("--vectors", vectors), ("--working-format", working_format), ("--bound", bound),
+        for flag, value in (("--vectors", vectors), ("--working-format", working_format),
+                            ("--score-format", score_format), ("--probability-format", probability_format), ("--bound", bound),
                             ("--max-position", max_position), ("--report", report), ("--junit", junit),
-                            ("--html", html), ("--checks", checks), ("--hf-config", hf_config)):
+                            ("--html", html), ("--checks", checks), ("--hf-config", hf_config), ("--name", name)):
             if value is not None:
                 args += [flag, str(value)]
         if formats is not None:
@@ -46,8 +51,13 @@ class Session:
     def _send(self, request):
         if self._proc.poll() is not None:
             raise PosencError(f"posenc serve ended (status {self._proc.returncode}): {self._proc.stderr.read().strip()}")
-        self._proc.stdin.write(json.dumps(request, separators=(",", ":")) + "\n")
-        self._proc.stdin.flush()
+        try:
+            self._proc.stdin.write(json.dumps(request, separators=(",", ":")) + "\n")
+            self._proc.stdin.flush()
+        except BrokenPipeError:  # it refused its options and ended before the request
+            self._proc.wait()
+            raise PosencError(f"{' '.join(self.args)}: ended (status {self._proc.returncode}): "
+                              f"{self._proc.stderr.read().strip()}") from None
 
     def _answer(self):
         line = self._proc.stdout.readline()
@@ -91,14 +101,20 @@ class Session:
                     out.append(c)
 
     # --- judging -------------------------------------------------------------------------------
-    def judge(self, case, fmt, outputs=None, status="ok", elements=False):
+    def judge(self, case, fmt, outputs=None, status="ok", elements=False, lse=None):
         """The verdict on one case's outputs in fmt (numpy, torch on any device, a sequence), or
-        on a status: "invalid" (the code refused the parameters) or "unsupported"."""
-        return self.judge_file(case.file, fmt, [(case, outputs, status)], elements)[0]
+        on a status: "invalid" (the code refused the parameters) or "unsupported". An attention
+        case's outputs are O, [queries, query_heads, value_dim], and lse its log-sum-exp L,
+        [queries, query_heads], if the code forms one (without it, O alone is judged and the
+        summary counts it so)."""
+        if lse is not None and case.type != "attention":
+            raise PosencError(f"{case.file} tcId {case.tc_id}: lse is an attention output; this is a {case.type} case")
+        return self.judge_file(case.file, fmt, [(case, outputs, status, lse)], elements)[0]
 
     def judge_file(self, file, fmt, answers, elements=False):
         """Verdicts on many cases of one file in one format in one message: answers is a list of
-        (case, outputs) or (case, outputs, status). elements: every element's got/expected/margin."""
+        (case, outputs), (case, outputs, status) or, for attention, (case, O, status, lse).
+        elements: every element's got/expected/margin."""
         cases, request = self._judge_request(file, fmt, answers)
         request["elements"] = bool(elements)
         answer = self._request(request)
@@ -114,13 +130,17 @@ class Session:
     def _judge_request(self, file, fmt, answers):
         entries, cases = [], []
         for answer in answers:
-            case, outputs, status = (tuple(answer) + ("ok",))[:3]
+            case, outputs, *rest = answer
+            status = rest[0] if rest else "ok"
+            lse = rest[1] if len(rest) > 1 else None
             if case.file != file:
                 raise PosencError(f"{case.file} tcId {case.tc_id} is not a case of {file}")
             entry = {"tcId": case.tc_id, "status": status}
             if status == "ok":
+                if case.type == "attention" and case.valid:
+                    outputs = attention_values(case, fmt, outputs, lse)
                 entry["values"] = F.hex_values(fmt, outputs, f"{case.file} tcId {case.tc_id} in {fmt}")
-                if case.valid and len(entry["values"]) != case.outputs:
+                if case.valid and case.type != "attention" and len(entry["values"]) != case.outputs:
                     raise PosencError(f"{case.file} tcId {case.tc_id} in {fmt}: {len(entry['values'])} outputs "
                                       f"given, the case has {case.outputs}")
             entries.append(entry)
@@ -158,6 +178,13 @@ class Summary:
 
     def __init__(self, text, conformant, report, status):
         self.text, self.conformant, self.report, self.status = text, conformant, report, status
+
+    @property
+    def accurate_context(self):
+        """Per format, over every file judged: {"upTo": P, "end": "failure" or
+        "lastJudgedPosition", "failsAt": X or None, "boundVacuous": N} (SPEC.md section 9; each
+        file's is its group's "accurateContext" in report)."""
+        return self.report["accurateContext"]
 
     def __str__(self):
         return self.text

@@ -73,7 +73,15 @@ class Verdict:
 
 
 def verdict_from(case, profile, j):
-    inputs = ", ".join(f"{k}={v.tolist() if hasattr(v, 'tolist') else v}" for k, v in case.positions().items())
+    # As the judge's messages name them: position=5,6,7 (one value per axis).
+    inputs = ", ".join(f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in case.positions().items())
+    if case.type == "attention":  # thousands of keys: their range (the first axis), not each
+        p = case.positions()
+        ranges = []
+        for name, side in (("queryPositions", "queries"), ("keyPositions", "keys")):
+            first = [t[0] for t in p[name]]
+            ranges.append(f"{len(first)} {side} at {min(first)}..{max(first)}" if first else f"no {side}")
+        inputs = ", ".join(ranges)
     return Verdict(file=case.file, inputs=inputs, tc_id=j["tcId"], format=j["format"], profile=profile, verdict=j["verdict"],
                    margin=json_number(j["margin"]) if j.get("margin") is not None else None,
                    message=j.get("message", ""), position=j.get("position"), worst=Element.of(j.get("worst")),

@@ -3,6 +3,7 @@
 // conformance code.
 #include "posenc/errors.hpp"
 #include "posenc/params/alibi.hpp"
+#include "posenc/params/attention.hpp"
 #include "posenc/params/choices.hpp"
 #include "posenc/params/inputs.hpp"
 #include "posenc/params/learned.hpp"

@@ -22,10 +22,11 @@
 extern "C" {
 #endif
 
-/* Version 2 appended working_format to posenc_plugin_info. A version only appends fields; the
- * suite accepts a plugin built for any version from 1 to this one and reads only the fields its
- * version has (conformance/SPEC.md section 8). */
-#define POSENC_PLUGIN_ABI_VERSION 2
+/* Version 2 appended working_format to posenc_plugin_info, version 3 score_format and
+ * probability_format (and added posenc_attention, looked up by name like every entry point). A
+ * version only appends fields; the suite accepts a plugin built for any version from 1 to this
+ * one and reads only the fields its version has (conformance/SPEC.md section 8). */
+#define POSENC_PLUGIN_ABI_VERSION 3
 
 /* In C++ the two enums that cross the ABI as values get the fixed underlying type int, so any
  * int a caller passes or a plugin returns (an unknown dtype, a garbage status) is a valid value
@@ -48,7 +49,8 @@ enum posenc_capability {
   POSENC_CAP_ROPE = 1u << 0,
   POSENC_CAP_SINUSOIDAL = 1u << 1,
   POSENC_CAP_ALIBI = 1u << 2,
-  POSENC_CAP_LEARNED = 1u << 3
+  POSENC_CAP_LEARNED = 1u << 3,
+  POSENC_CAP_ATTENTION = 1u << 4
 };
 
 /* The format a plugin forms RoPE and sinusoidal angles and frequencies in, for one storage
@@ -60,6 +62,18 @@ enum posenc_working_format {
   POSENC_WORKING_F32 = 2
 };
 
+/* The format a plugin's attention rounds its scores s = scale q'.k' + b to, or its softmax
+ * probabilities P to before P V, for one storage format (conformance/SPEC.md section 5,
+ * "Attention": the score format S and the probability format P). PyTorch's math path in bf16
+ * rounds the scores to bf16; FlashAttention rounds P to the storage format. */
+enum posenc_rounding_format {
+  POSENC_ROUNDING_NONE = 0, /* not rounded: kept in the working format */
+  POSENC_ROUNDING_F64 = 1,
+  POSENC_ROUNDING_F32 = 2,
+  POSENC_ROUNDING_BF16 = 3,
+  POSENC_ROUNDING_F16 = 4
+};
+
 typedef struct posenc_plugin_info {
   uint32_t abi_version; /* POSENC_PLUGIN_ABI_VERSION the plugin was built against */
   const char* name;
@@ -68,6 +82,10 @@ typedef struct posenc_plugin_info {
   /* Since version 2: posenc_working_format per storage format, indexed by posenc_dtype
    * (working_format[POSENC_BF16]: the format it computes bf16 outputs in); 0 is the default. */
   int32_t working_format[4];
+  /* Since version 3: posenc_rounding_format per storage format, indexed by posenc_dtype, of
+   * posenc_attention's scores and probabilities; 0 (not rounded) is what older versions get. */
+  int32_t score_format[4];
+  int32_t probability_format[4];
 } posenc_plugin_info;
 
 enum posenc_rope_scaling_kind {
@@ -133,6 +151,39 @@ typedef struct posenc_alibi_params {
   int32_t mode; /* 0 causal, 1 symmetric */
 } posenc_alibi_params;
 
+enum posenc_attention_mask {
+  POSENC_MASK_NONE = 0,     /* every query row sees every key */
+  POSENC_MASK_CAUSAL = 1,   /* bottom-right aligned: row i sees keys 0 .. i + (n_keys - n_queries) */
+  POSENC_MASK_EXPLICIT = 2  /* the call's `mask` */
+};
+
+/* Bits of posenc_attention_params.scale_fields: how the softmax scale is defined (SPEC.md
+ * section 2.7). With POSENC_SCALE_GIVEN, `scale` is the scale itself, exactly; without it the
+ * scale is 1/sqrt(scale_denominator, or head_dim when that bit is clear), times
+ * g(rope factor, scale_mscale_all_dim)^2 when that bit is set, and `scale` is that real number
+ * rounded to the nearest binary64: a plugin may use it, or form the scale itself from the
+ * fields, as its framework does. */
+enum posenc_scale_field {
+  POSENC_SCALE_GIVEN = 1u << 0,
+  POSENC_SCALE_DENOMINATOR = 1u << 1,
+  POSENC_SCALE_MSCALE_ALL_DIM = 1u << 2
+};
+
+typedef struct posenc_attention_params {
+  int64_t head_dim;    /* d: the width of q and k (the rope's head_dim when rotated) */
+  int64_t value_dim;   /* d_v: the width of v and O */
+  int64_t query_heads; /* H */
+  int64_t kv_heads;    /* G, dividing H: query head h reads KV head h / (H / G) */
+  const posenc_rope_params* rope;   /* NULL: q and k are not rotated */
+  const posenc_alibi_params* alibi; /* NULL: no bias; else its n_heads is H */
+  double scale;                     /* the softmax scale in binary64 (posenc_scale_field) */
+  double scale_denominator;         /* read when POSENC_SCALE_DENOMINATOR is set */
+  double scale_mscale_all_dim;      /* read when POSENC_SCALE_MSCALE_ALL_DIM is set */
+  uint32_t scale_fields;            /* posenc_scale_field bits */
+  int32_t mask;                     /* posenc_attention_mask */
+  int32_t rope_table_given;         /* nonzero: the rotation's cos/sin rows are the call's `table` */
+} posenc_attention_params;
+
 /* Required: identifies the plugin. */
 const posenc_plugin_info* posenc_plugin_query(void);
 
@@ -171,6 +222,33 @@ posenc_status posenc_alibi_bias(const posenc_alibi_params* p, posenc_dtype dtype
 /* out[i*dim ..] = table[positions[i]*dim ..]; a position outside [0, max_positions) is invalid. */
 posenc_status posenc_learned_lookup(int64_t max_positions, int64_t dim, posenc_dtype dtype, const void* table,
                                     int64_t n_positions, const int64_t* positions, void* out);
+
+/* Attention with its positional encoding inside (conformance/SPEC.md section 2.7): one problem of
+ * n_queries query rows and n_keys key/value rows, each row a token at its own position.
+ * Inputs, in dtype but the positions and the mask:
+ *   q[i*q_token_stride + h*q_head_stride + 0..head_dim)   query row i, query head h
+ *   k[j*k_token_stride + g*k_head_stride + 0..head_dim)   key row j, KV head g
+ *   v[j*v_token_stride + g*v_head_stride + 0..value_dim)  value row j, KV head g
+ *   query_positions[i*n_axes .. + n_axes), key_positions[j*n_axes ..]: the tokens' positions,
+ *     n_axes = rope ? rope->n_axes : 1 (ALiBi reads the first)
+ *   mask: for POSENC_MASK_EXPLICIT, [n_queries][n_keys] row-major, 1 visible and 0 not; else NULL
+ *   table: for rope_table_given, [n_queries + n_keys][2 pairs] in posenc_rope_table's layout, the
+ *     queries' rows then the keys' (attention factor included); else NULL
+ * Outputs, in dtype:
+ *   o[i*o_token_stride + h*o_head_stride + 0..value_dim): O of query row i, query head h
+ *   lse[i*lse_token_stride + h*lse_head_stride]: L of query row i, query head h, the natural-log
+ *     log-sum-exp of its scores. NULL: the caller does not want L, and nothing is written there.
+ *     A plugin whose kernel forms no L leaves a non-NULL lse untouched: the suite judges L only
+ *     when a call writes it (section 8), and O alone otherwise.
+ * The inputs may share memory with each other (a fused QKV buffer); o and lse share none with each
+ * other or with an input. Strides follow posenc_rope_apply's rules (section 8). */
+posenc_status posenc_attention(const posenc_attention_params* p, posenc_dtype dtype, int64_t n_queries,
+                               int64_t n_keys, const int64_t* query_positions, const int64_t* key_positions,
+                               const void* q, int64_t q_token_stride, int64_t q_head_stride, const void* k,
+                               int64_t k_token_stride, int64_t k_head_stride, const void* v,
+                               int64_t v_token_stride, int64_t v_head_stride, const uint8_t* mask,
+                               const void* table, void* o, int64_t o_token_stride, int64_t o_head_stride,
+                               void* lse, int64_t lse_token_stride, int64_t lse_head_stride);
 
 #ifdef __cplusplus
 }

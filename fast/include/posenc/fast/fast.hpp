@@ -192,7 +192,7 @@ class RopeCache {
 // one forward pass). A call of at most 16 tokens rotated on the calling thread is kept too,
 // checked, and the next with the same arguments but positions checks only those. The results
 // are the same bits either way, as they are whatever the order in which tokens and heads are
-// rotated (Q's before K's, or in place on some CPUs several parts of a thread's tokens at once).
+// rotated (Q's before K's, or on some CPUs several parts of a thread's tokens at once).
 void rope_apply(const RopePlan& plan, DType dtype, std::int64_t n_tokens, std::int64_t n_heads,
                 const std::int64_t* positions, const RopeTensor& q, const RopeTensor& k, const Options& options = {});
 // The same through a cache (single position axis; every position must lie in the cache).

@@ -11,7 +11,7 @@
 namespace posenc::generator {
 
 struct ModelRope {
-  std::string name;         // the file's variant (rope/NAME.json): the config file's stem
+  std::string name;         // the file's variant (rope/NAME.json): the model's name
   std::string description;  // named in every group comment, e.g. "meta-llama/Llama-3.1-8B"
   RopeParams params;        // scaling.seq_len empty: the groups set it (dynamic, longrope)
   std::int64_t max_positions = 0;  // max_position_embeddings, >= 1

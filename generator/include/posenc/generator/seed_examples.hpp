@@ -8,7 +8,7 @@
 namespace posenc::seeds {
 
 // seed 000: PE(a).PE(b) for d = 512 (the document prints 249,1 / 189,6 / 137,0 / 256; the
-// issue's finer figures 249.1021..., 189.5967..., 137.027...).
+// finer figures 249.1021..., 189.5967..., 137.027... are the reference's, to the digits shown).
 inline constexpr std::array<std::tuple<std::int64_t, std::int64_t, const char*>, 7> kSinusoidalDots{{
     {10, 11, "249.1021..."},
     {100, 101, "249.1021..."},

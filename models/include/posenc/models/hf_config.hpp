@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct HfRopeConfig {
   // it before use (needs_seq_len()).
   RopeParams params;
   std::string model_type;                   // "" when the config names none
+  // The config's top-level "_name_or_path" (the model's Hub repository, e.g.
+  // "meta-llama/Llama-3.1-8B", or the folder it was saved from), when it has one.
+  std::optional<std::string> name_or_path;
   std::int64_t max_position_embeddings = 0;  // the context the config declares (0: not given)
   // RoPE-related keys posenc does not read, each with why (e.g. "rope_local_base_freq = 10000:
   // the sliding-window layers' base; posenc reads the full-attention layers' RoPE").

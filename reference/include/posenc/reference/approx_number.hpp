@@ -26,8 +26,7 @@ struct Number<ref::Approx<R>> {
   static A max(const A& a, const A& b) { return ref::max(a, b); }
   static bool less(const A& a, const A& b) { return ref::less(a, b); }
   // Equal for certain: both exact and the same value. Two inexact values that happen to agree
-  // are not known to be equal, and YaRN's guard does not fire on them (as the reference did
-  // before the formulas were shared).
+  // are not known to be equal, and YaRN's guard does not fire on them.
   static bool known_equal(const A& a, const A& b) { return a.is_exact() && b.is_exact() && a.v == b.v; }
 };
 

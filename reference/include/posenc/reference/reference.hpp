@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "posenc/params.hpp"
+#include "posenc/reference/attention_terms.hpp"
 #include "posenc/rounded.hpp"
 
 namespace posenc::reference {
@@ -43,5 +44,17 @@ Rounded alibi_bias(const AlibiParams& p, std::int64_t head, std::int64_t query, 
 // Row `position` of a [max_positions][dim] table given row-major (a copy, rounded per format).
 std::vector<Rounded> learned_lookup(const LearnedParams& p, std::span<const double> table,
                                     std::int64_t position, Backend b = Backend::mpfr);
+
+// Attention with its positional encoding inside (SPEC.md section 2.7): O of every (query row,
+// query head) ([queries][query_heads][value_dim]), then L of each ([queries][query_heads]), and
+// per (query row, query head) the ingredients of the error bound.
+struct AttentionResult {
+  std::vector<Rounded> values;
+  std::vector<AttentionTerms> terms;
+};
+AttentionResult attention(const AttentionParams& p, const AttentionInputs& in, Backend b = Backend::mpfr);
+// The softmax scale (SPEC.md section 2.7): the given scale, or 1/sqrt(denominator) times
+// DeepSeek-V2's mscale^2, rounded (the C ABI passes its binary64 value).
+Rounded attention_scale(const AttentionParams& p, Backend b = Backend::mpfr);
 
 }  // namespace posenc::reference

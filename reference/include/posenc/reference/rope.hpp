@@ -25,14 +25,13 @@ std::vector<Approx<R>> rope_table_row(const RopeParams& p, const RopeFrequencies
   return row;
 }
 
+// x rotated by a table row (rope_table_row's layout: n cosines, then n sines, times m).
 template <class R>
-std::vector<Approx<R>> rope_rotate(const RopeParams& p, const RopeFrequencies<R>& f,
-                                   std::span<const std::int64_t> position, std::span<const double> x) {
+std::vector<Approx<R>> rotate_by_row(const RopeParams& p, const std::vector<Approx<R>>& row, std::span<const double> x) {
   std::vector<Approx<R>> y;
   y.reserve(x.size());
   for (double v : x) y.push_back(exact_double<R>(v));
-  const auto row = rope_table_row(p, f, position);
-  const std::size_t n = f.inv_freq.size();
+  const std::size_t n = row.size() / 2;
   for (std::size_t i = 0; i < n; ++i) {
     const auto a = static_cast<std::size_t>(p.pair_first(static_cast<std::int64_t>(i)));
     const auto b = static_cast<std::size_t>(p.pair_second(static_cast<std::int64_t>(i)));
@@ -43,6 +42,12 @@ std::vector<Approx<R>> rope_rotate(const RopeParams& p, const RopeFrequencies<R>
     y[b] = xa * s + xb * c;
   }
   return y;
+}
+
+template <class R>
+std::vector<Approx<R>> rope_rotate(const RopeParams& p, const RopeFrequencies<R>& f,
+                                   std::span<const std::int64_t> position, std::span<const double> x) {
+  return rotate_by_row(p, rope_table_row(p, f, position), x);
 }
 
 // The attention logit q.k after rotating q at position m and k at position n.

@@ -8,7 +8,7 @@
 namespace posenc {
 
 struct ParameterChoices {
-  std::string_view family;     // sinusoidal, rope, alibi
+  std::string_view family;     // sinusoidal, rope, alibi, attention
   std::string_view parameter;  // as errors name it, e.g. rope.scaling.kind
   std::span<const char* const> values;
 };
@@ -16,5 +16,6 @@ struct ParameterChoices {
 std::vector<ParameterChoices> sinusoidal_choices();
 std::vector<ParameterChoices> rope_choices();
 std::vector<ParameterChoices> alibi_choices();
+std::vector<ParameterChoices> attention_choices();
 
 }  // namespace posenc

@@ -20,6 +20,12 @@ posenc_rope_params to_abi(const RopeParams& p);
 posenc_sinusoidal_params to_abi(const SinusoidalParams& p);
 posenc_alibi_params to_abi(const AlibiParams& p);
 posenc_dtype to_abi(Format f);
+// p's attention parameters, pointing to `rope` and `alibi` (to_abi of p.rope and p.alibi, which
+// must outlive the result) where p has them, else null. `scale` is the softmax scale in binary64:
+// p.scale itself when given, else SPEC.md section 2.7's exact scale rounded to nearest (the
+// reference's attention_scale); the scale's definition goes with it (posenc_scale_field).
+posenc_attention_params to_abi(const AttentionParams& p, double scale, const posenc_rope_params* rope,
+                               const posenc_alibi_params* alibi);
 
 // InvalidParameter for an out-of-range enum-valued int (rope.layout, rope.partial, rope.n_axes,
 // rope.scaling.kind, sinusoidal.layout, sinusoidal.frequencies, alibi.mode, dtype) or a negative
@@ -29,8 +35,17 @@ RopeParams from_abi(const posenc_rope_params& a);
 SinusoidalParams from_abi(const posenc_sinusoidal_params& a);
 AlibiParams from_abi(const posenc_alibi_params& a);
 Format from_abi(posenc_dtype t);
+// Reads the rope and alibi it points to; refuses an undefined mask code or scale_fields bit, and
+// a given scale with a denominator or mscale bit. a.scale is kept only when POSENC_SCALE_GIVEN
+// says it is the definition (otherwise it is a rounding of the definition, which a plugin that
+// computes exactly does not read).
+AttentionParams from_abi(const posenc_attention_params& a);
 // A posenc_working_format code (field names it in the error): nothing for POSENC_WORKING_DEFAULT,
 // InvalidParameter for a code plugin.h does not define.
 std::optional<Format> working_format_from_abi(std::string_view field, std::int32_t w);
+// A posenc_rounding_format code (attention's score and probability formats): nothing for
+// POSENC_ROUNDING_NONE, InvalidParameter naming `field` for a code plugin.h does not define.
+std::optional<Format> rounding_format_from_abi(std::string_view field, std::int32_t r);
+std::int32_t rounding_format_to_abi(std::optional<Format> f);
 
 }  // namespace posenc::plugin

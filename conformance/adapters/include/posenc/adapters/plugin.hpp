@@ -28,12 +28,15 @@ class PluginImplementation final : public Implementation {
   std::vector<Outcome> run(const VectorGroup& group, const VectorCase& c, std::span<const Format> formats) override;
   // posenc_plugin_info.working_format (ABI version 2); nothing where it is 0 or absent.
   std::optional<Format> working_format(Format storage) const override;
+  // posenc_plugin_info.score_format and probability_format (ABI version 3); nothing where 0 or absent.
+  std::optional<Format> score_format(Format storage) const override;
+  std::optional<Format> probability_format(Format storage) const override;
 
  private:
   std::string path_;
   std::string name_;
   std::uint32_t exports_ = 0;  // the entry points the library exports (entry_points.hpp)
-  std::map<Format, Format> working_;  // the declared working formats
+  std::map<Format, Format> working_, score_, probability_;  // the declared formats
   std::unique_ptr<ChildProcess> child_;
 };
 

@@ -4,15 +4,17 @@
 // floats (inf, -inf, nan allowed). The one reader of both.
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "posenc/judge/implementation.hpp"
 #include "posenc/vectors/json_reader.hpp"
 
 namespace posenc::conformance {
 
-// The entry's outcome in format f; `at` names the entry in errors. With `outputs`, an ok entry
-// must have that many values (checked before any value is read).
+// The entry's outcome in format f; `at` names the entry in errors. With `counts` (a case's
+// accepted_value_counts), an ok entry must have one of them as its number of values (checked
+// before any value is read).
 Outcome read_result_outcome(const json_io::JsonValue& entry, Format f, const json_io::Location& at,
-                            std::optional<std::size_t> outputs = std::nullopt);
+                            const std::vector<std::size_t>& counts = {});
 
 }  // namespace posenc::conformance

@@ -28,6 +28,11 @@ class ResultsImplementation final : public Implementation {
   std::optional<Format> working_format(Format storage) const override {
     return storage == format_ ? working_ : std::nullopt;
   }
+  // The file's "scoreFormat" and "probabilityFormat" (attention's roundings), when it has them.
+  std::optional<Format> score_format(Format storage) const override { return storage == format_ ? score_ : std::nullopt; }
+  std::optional<Format> probability_format(Format storage) const override {
+    return storage == format_ ? probability_ : std::nullopt;
+  }
 
  private:
   struct Entry {
@@ -37,7 +42,7 @@ class ResultsImplementation final : public Implementation {
   std::string source_;
   std::string name_;
   Format format_ = Format::f64;
-  std::optional<Format> working_;
+  std::optional<Format> working_, score_, probability_;
   std::string file_;
   std::map<std::pair<std::string, std::int64_t>, Entry> results_;
 };

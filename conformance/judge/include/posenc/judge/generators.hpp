@@ -3,10 +3,12 @@
 // cross-check and the suite's differential property so both explore the same space.
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "posenc/params.hpp"
 
@@ -93,6 +95,94 @@ inline SinusoidalParams any_sinusoidal_params() {
   p.layout = *rc::gen::element(SinusoidalLayout::interleaved, SinusoidalLayout::concatenated);
   p.frequencies = *rc::gen::element(SinusoidalFrequencies::paper, SinusoidalFrequencies::tensor2tensor);
   return p;
+}
+
+// Any valid attention configuration of a few heads (SPEC.md section 2.7): head_dim <= 16 (the
+// rope's, any_rope_params(), when rotated), value_dim <= 8, 1 to 4 query heads over a divisor of
+// KV heads, no encoding, RoPE or ALiBi in either mode, every mask (causal ALiBi with the causal
+// mask: a visible key after its query is invalid), the scale absent, given or from a denominator,
+// and DeepSeek's mscale^2 on a rope with a factor. The table is never given (the properties ask
+// the implementation for its own rotation).
+inline AttentionParams any_attention_params() {
+  AttentionParams p;
+  const int encoding = *rc::gen::inRange(0, 3);
+  if (encoding == 1) {
+    p.rope = any_rope_params();
+    p.head_dim = p.rope->head_dim;
+  } else {
+    p.head_dim = *rc::gen::inRange<std::int64_t>(1, 17);
+  }
+  p.value_dim = *rc::gen::inRange<std::int64_t>(1, 9);
+  p.query_heads = *rc::gen::inRange<std::int64_t>(1, 5);
+  std::vector<std::int64_t> divisors;
+  for (std::int64_t g = 1; g <= p.query_heads; ++g) {
+    if (p.query_heads % g == 0) divisors.push_back(g);
+  }
+  p.kv_heads = *rc::gen::elementOf(divisors);
+  p.mask = *rc::gen::element(AttentionMask::none, AttentionMask::causal, AttentionMask::explicit_);
+  if (encoding == 2) {
+    AlibiParams a;
+    a.n_heads = p.query_heads;
+    a.mode = *rc::gen::element(AlibiMode::causal, AlibiMode::symmetric);
+    if (a.mode == AlibiMode::causal) p.mask = AttentionMask::causal;
+    p.alibi = a;
+  }
+  switch (*rc::gen::inRange(0, 3)) {
+    case 1: p.scale = *rc::gen::element(0.125, 0.25, 0.5, 1.0, 0x1.6a09e667f3bcdp-2); break;
+    case 2: p.scale_denominator = *rc::gen::element(8.0, 12.0, 256.0); break;
+    default: break;
+  }
+  if (!p.scale && p.rope && p.rope->scaling.factor && *rc::gen::arbitrary<bool>()) {
+    p.scale_mscale_all_dim = *rc::gen::element(0.707, 1.0);
+  }
+  return p;
+}
+
+// The tokens of an attention problem: n_k keys at first_a + j on each position axis a, the
+// queries the last n_q of them (n_q <= n_k), and for an explicit mask random visibility with at
+// least one key per row.
+struct AttentionShape {
+  std::int64_t queries = 0, keys = 0;
+  std::vector<std::int64_t> query_positions, key_positions;
+  std::vector<std::uint8_t> mask;
+};
+
+inline AttentionShape any_attention_shape(const AttentionParams& p, std::int64_t max_first, std::int64_t max_keys = 8,
+                                          std::int64_t max_queries = 4) {
+  AttentionShape s;
+  s.keys = *rc::gen::inRange<std::int64_t>(1, max_keys + 1);
+  s.queries = *rc::gen::inRange<std::int64_t>(1, std::min(s.keys, max_queries) + 1);
+  const std::int64_t axes = p.position_axes();
+  std::vector<std::int64_t> first;
+  for (std::int64_t a = 0; a < axes; ++a) first.push_back(*rc::gen::inRange<std::int64_t>(0, max_first + 1));
+  for (std::int64_t j = 0; j < s.keys; ++j) {
+    for (std::int64_t a = 0; a < axes; ++a) s.key_positions.push_back(first[static_cast<std::size_t>(a)] + j);
+  }
+  const auto first_query = static_cast<std::size_t>((s.keys - s.queries) * axes);
+  s.query_positions.assign(s.key_positions.begin() + static_cast<std::ptrdiff_t>(first_query), s.key_positions.end());
+  if (p.mask == AttentionMask::explicit_) {
+    for (std::int64_t i = 0; i < s.queries; ++i) {
+      const auto seen = *rc::gen::inRange<std::int64_t>(0, s.keys);  // a key row i surely sees
+      for (std::int64_t j = 0; j < s.keys; ++j) {
+        s.mask.push_back(j == seen || *rc::gen::arbitrary<bool>() ? 1 : 0);
+      }
+    }
+  }
+  return s;
+}
+
+inline std::string describe(const RopeParams& p);
+
+inline std::string describe(const AttentionParams& p) {
+  std::ostringstream os;
+  os << "attention head_dim=" << p.head_dim << " value_dim=" << p.value_dim << " heads=" << p.query_heads << "/"
+     << p.kv_heads << " mask=" << to_string(p.mask);
+  if (p.rope) os << " rope(" << describe(*p.rope) << ")";
+  if (p.alibi) os << " alibi(" << to_string(p.alibi->mode) << ")";
+  if (p.scale) os << " scale=" << std::hexfloat << *p.scale << std::defaultfloat;
+  if (p.scale_denominator) os << " scale_denominator=" << *p.scale_denominator;
+  if (p.scale_mscale_all_dim) os << " scale_mscale_all_dim=" << *p.scale_mscale_all_dim;
+  return os.str();
 }
 
 inline std::string describe(const RopeParams& p) {

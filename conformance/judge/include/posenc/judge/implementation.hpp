@@ -30,7 +30,9 @@ enum class NotJudged {
 
 struct Outcome {
   Status status = Status::unsupported;
-  std::vector<double> values;  // outputs as doubles (exact for every format)
+  // Outputs as doubles (exact for every format), in the case's element order. An attention
+  // case's may be O alone, without L (its kernel forms none): L is then not judged.
+  std::vector<double> values;
   std::string message;
   // The suite formed these values itself from the implementation's outputs (a dot product of
   // its rotated q and k): they cannot be bit-exact, so `exact` judges them by `strict` bounds.
@@ -60,6 +62,17 @@ class Implementation {
   // `storage`, when it declares one (SPEC.md section 5: `standard` counts its angle allowance
   // in that format's u); nothing: the default (default_working_format) or the user's choice.
   virtual std::optional<Format> working_format(Format storage) const {
+    (void)storage;
+    return std::nullopt;
+  }
+  // Attention (SPEC.md section 5): the format the implementation declares it rounds the scores
+  // and the softmax's probabilities to, for outputs stored in `storage`; nothing: not rounded
+  // (kept in the working format), unless the user says otherwise.
+  virtual std::optional<Format> score_format(Format storage) const {
+    (void)storage;
+    return std::nullopt;
+  }
+  virtual std::optional<Format> probability_format(Format storage) const {
     (void)storage;
     return std::nullopt;
   }

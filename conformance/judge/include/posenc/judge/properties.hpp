@@ -28,9 +28,9 @@ struct PropertyOptions {
   std::vector<Format> formats;
 };
 
-// The formats the implementation answers in: those where a small RoPE rotation, sinusoidal row
-// or ALiBi slopes case gets an answer other than unsupported (for a plugin, the formats whose
-// rope/sinusoidal/alibi entry points answer; the fast path: f32, bf16, f16).
+// The formats the implementation answers in: those where a small RoPE rotation, sinusoidal row,
+// ALiBi slopes or one-key attention case gets an answer other than unsupported (for a plugin, the
+// formats whose rope/sinusoidal/alibi/attention entry points answer; the fast path: f32, bf16, f16).
 std::vector<Format> answered_formats(Implementation& impl);
 
 // Every property in each format, in the order of the formats.

@@ -85,6 +85,9 @@ struct Failure {
 
 struct Counts {
   std::int64_t passed = 0, failed = 0;
+  // Of those, the attention checks judged on O alone: the implementation gave no L (SPEC.md
+  // sections 7 and 8), which is then not judged.
+  std::int64_t without_lse = 0;
   std::int64_t judged() const { return passed + failed; }
 };
 
@@ -97,8 +100,31 @@ struct PartCounts {
   std::int64_t failed() const;
   std::int64_t not_judged_total() const;
   std::int64_t not_judged_for(NotJudged why) const;
+  std::int64_t without_lse() const;  // judged checks of attention on O alone (Counts::without_lse)
   void add(const PartCounts& other);
 };
+
+// The accurate context in one output format (SPEC.md section 9): the largest |position| P such
+// that every judged check (a case in the format) with all positions <= P passes. It ends at the
+// first failure or at the last judged position, whichever comes first; a check whose bound is
+// vacuous is not judged and does not end it.
+struct AccurateContext {
+  // Why it ends: at a failing check, or at the last judged position (nothing beyond is judged:
+  // the vectors end there, or every check beyond has a vacuous bound or is beyond --max-position).
+  enum class End { failure, last_judged_position };
+  std::optional<double> up_to;     // P; nothing when a check at the smallest judged position fails
+  std::optional<double> fails_at;  // the smallest |position| of a failing check
+  std::int64_t bound_vacuous = 0;  // checks at |position| <= P not judged for a vacuous bound
+  End end() const { return fails_at ? End::failure : End::last_judged_position; }
+  bool operator==(const AccurateContext&) const = default;
+};
+
+// What the checks of one format at one |position| came to: the accurate context's input.
+struct ChecksAtPosition {
+  std::int64_t judged = 0, failed = 0, bound_vacuous = 0;
+};
+// The accurate context of checks tallied per |position|; nothing when none was judged.
+std::optional<AccurateContext> accurate_context(const std::map<double, ChecksAtPosition>& at);
 
 // Counts are of checks: one vector case in one output format.
 struct FileResult {
@@ -109,10 +135,8 @@ struct FileResult {
   std::int64_t not_judged() const { return accuracy.not_judged_total() + validation.not_judged_total(); }
   Margin worst_margin;                    // over every format
   std::map<Format, Margin> margin_by_format;
-  // Per format with judged valid cases that have positions: the largest |position| P such that
-  // every judged valid case with all positions at most P passes; nullopt when one at the
-  // smallest judged position fails.
-  std::map<Format, std::optional<double>> accurate_up_to;
+  // Per format with a judged valid check that has positions.
+  std::map<Format, AccurateContext> accurate_context;
   Worst worst_scaled, worst_ulp;
   std::vector<Failure> failures;  // every one, in file order
   std::vector<PositionError> by_position;  // sorted by position, then format
@@ -133,6 +157,8 @@ struct RunReport {
   std::vector<Format> asked_formats;  // formats the user named (empty: the default, not asked)
   bool files_asked = false;           // the user named the files (--filter)
   std::vector<FileResult> files;
+  // Per format, over every file's checks together (a failure in any file ends it).
+  std::map<Format, AccurateContext> accurate_context;
   std::vector<PropertyResult> properties;
   std::int64_t passed() const;
   std::int64_t failed() const;
@@ -145,8 +171,9 @@ struct RunReport {
   bool conformant() const;
 };
 
-// t with, for each storage format t names no working format for, the one impl declares (if any):
-// a working format the user gives (--working-format) wins over the implementation's.
+// t with, for each storage format t names no working format for, the one impl declares (if any),
+// and likewise attention's score and probability formats: a format the user gives
+// (--working-format, --score-format, --probability-format) wins over the implementation's.
 Tolerance with_declared_working_formats(const Tolerance& t, const Implementation& impl);
 // 2,481: a count as the verdict lines print it.
 std::string thousands(std::int64_t n);

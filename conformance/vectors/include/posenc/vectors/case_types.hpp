@@ -22,6 +22,7 @@ enum class PositionInput {
   per_axis,  // "position": one per M-RoPE axis
   two,       // "positions": a and b
   sides,     // "qPosition" and "kPosition", each one per axis
+  tensors,   // in the file's tensor file, with the case's other tensors (attention)
 };
 
 struct CaseTypeInfo {
@@ -94,12 +95,18 @@ struct LearnedLookup {
   std::int64_t position;
   std::size_t outputs() const;
 };
+// O of every (query row, query head), then L of each (SPEC.md section 2.7).
+struct Attention {
+  const AttentionParams& p;
+  AttentionInputs in;
+  std::size_t outputs() const;
+};
 
 }  // namespace cases
 
 using TypedCase = std::variant<cases::SinusoidalRow, cases::SinusoidalEmbed, cases::SinusoidalDot,
                                cases::RopeFrequencies, cases::RopeTable, cases::RopeRotate, cases::RopeDot,
-                               cases::AlibiSlopes, cases::AlibiBias, cases::LearnedLookup>;
+                               cases::AlibiSlopes, cases::AlibiBias, cases::LearnedLookup, cases::Attention>;
 
 // The case as its type's view. The group's params must be its family's (the loader checks it).
 TypedCase typed_case(const VectorGroup& g, const VectorCase& c);

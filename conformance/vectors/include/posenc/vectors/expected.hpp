@@ -11,4 +11,8 @@ namespace posenc::conformance {
 std::vector<Rounded> evaluate_reference(const VectorGroup& group, const VectorCase& c,
                                         reference::Backend backend = reference::Backend::mpfr);
 
+// A valid case's expected values as a vector file stores them, set in c: for attention also the
+// reference's ingredients of the error bound (c.attention's kappa, pv and logit_range).
+void fill_expected(const VectorGroup& group, VectorCase& c, reference::Backend backend = reference::Backend::mpfr);
+
 }  // namespace posenc::conformance

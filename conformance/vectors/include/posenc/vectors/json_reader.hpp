@@ -51,7 +51,7 @@ class JsonValue {
  private:
   friend struct SimdjsonBridge;  // json_reader.cpp: to and from simdjson::dom::element
   // The bytes of a simdjson::dom::element (a document pointer and a tape index), so that only
-  // json_reader.cpp includes simdjson.h: the header alone took ~4 CPU s to compile in each of
+  // json_reader.cpp includes simdjson.h: the header alone takes ~4 CPU s to compile in each of
   // the nine units that read JSON (checked there: size, alignment, trivially copyable).
   alignas(void*) unsigned char element_[2 * sizeof(void*)]{};
 };
@@ -85,7 +85,7 @@ struct Location {
 
 // What a scalar reader is told about where its value sits: a Location, or element i of the
 // array at one, whose path is built only when an error is reported. (Building the path of every
-// element read took more allocations than the values themselves.) Only ever a parameter: it
+// element read would take more allocations than the values themselves.) Only ever a parameter: it
 // points at the Location it was made from.
 class Where {
  public:
