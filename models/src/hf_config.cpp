@@ -26,7 +26,8 @@ enum class Family {
 };
 
 Family family_of(const std::string& model_type) {
-  if (model_type == "gptj") return Family::gptj;
+  // modeling_codegen's rotary embedding is GPT-J's (create_sinusoidal_positions, rotate_every_two).
+  if (model_type == "gptj" || model_type == "codegen") return Family::gptj;
   if (model_type == "gpt_neox") return Family::gpt_neox;
   if (model_type == "deepseek_v2" || model_type == "deepseek_v3" || model_type == "kimi_k2") return Family::deepseek;
   return Family::llama;
@@ -64,7 +65,7 @@ std::int64_t split_heads(ConfigSection& top, const std::string& width_key, const
   positive(top, width_key, *width);
   positive(top, heads_key, *heads);
   if (*width % *heads != 0) {
-    top.fail(width_key, "a multiple of " + heads_key + " (" + std::to_string(*heads) + ")");
+    top.fail(width_key, "a multiple of " + top.spelling(heads_key) + " (" + std::to_string(*heads) + ")");
   }
   return *width / *heads;
 }

@@ -66,6 +66,7 @@ TINY = {
 # A head width for configs whose head_dim is hidden_size / num_attention_heads.
 HEAD_DIM = 64
 MAX_LAYERS = 12
+MAX_PARAMETERS = 50_000_000
 ROPE_TYPES = ("linear", "dynamic", "yarn", "llama3", "longrope")
 
 
@@ -272,6 +273,16 @@ class Runner:
         with binary64():
             torch.manual_seed(0)
             self.text._attn_implementation = "posenc_capture"
+            # Sized on the meta device first: a config whose other sizes TINY does not reach
+            # (byte-level hash embeddings, vision towers) is not built at all.
+            try:
+                with torch.device("meta"):
+                    count = sum(p.numel() for p in cls._from_config(self.text).parameters())
+            except Exception:
+                count = 0
+            if count > MAX_PARAMETERS:
+                raise NotRun(f"{cls.__name__}: {count:,} parameters after shrinking its config (more than "
+                             f"{MAX_PARAMETERS:,}): sizes this harness does not know to shrink")
             try:
                 self.model = cls._from_config(self.text, attn_implementation="posenc_capture")
             except Exception as e:
@@ -352,7 +363,10 @@ def verify_config(config, cli, label):
         try:
             session = posenc.Session(profile="standard", formats=["f64"], cli=cli, hf_config=path)
         except posenc.PosencError as e:
-            return {"config": label, "posenc_error": str(e).split("posenc serve: ")[-1][:300]}
+            # The CLI's error line, not its notes before it.
+            lines = [l for l in str(e).split("\n") if l.strip() and "posenc: note:" not in l]
+            why = re.sub(r"^.*ended \(status \d+\): ", "", lines[-1] if lines else str(e))
+            return {"config": label, "posenc_error": why[:300]}
         notes = session_notes(cli, path)
         with session:
             cases = [c for c in session.cases(valid=True) if c.type == "rope_rotate"]
@@ -416,6 +430,14 @@ def session_notes(cli, path):
 
 
 def verify_type(model_type, cli, variants=None, skip_composites=False):
+    """verify_type_configs, with what fails outside a config's run recorded as not run."""
+    try:
+        return verify_type_configs(model_type, cli, variants, skip_composites)
+    except Exception as e:
+        return {"model_type": model_type, "configs": [], "not_run": f"{type(e).__name__}: {str(e)[:200]}"}
+
+
+def verify_type_configs(model_type, cli, variants=None, skip_composites=False):
     """Every config of one model type: its defaults, then each rope_type its config can hold
     (variants: those rope types; None: all). skip_composites: a model type whose language model is
     another model type (its text_config's) is recorded, not run again."""
@@ -446,6 +468,9 @@ def verify_type(model_type, cli, variants=None, skip_composites=False):
     for rope_type in labels:
         label = rope_type or "defaults"
         try:
+            first = out["configs"][0] if out["configs"] else None
+            if first is not None and not first.get("rotating"):
+                break  # the defaults did not run, or did not rotate: no rope_type would
             try:
                 config = tiny(base, rope_type, 128 if rope_type == "mrope" else HEAD_DIM)
                 out["configs"].append(verify_config(config, cli, label))
@@ -497,6 +522,16 @@ def outcome_of_runs(r):
     bad = [c for c in configs if not c.get("agrees")]
     if not bad:
         return "verified", ""
+    # A failure at position 0, where every rotation is the identity (times the attention factor):
+    # q was not x when it was rotated, so its attention does something to q between the projection
+    # and the rotation that this harness does not undo (a scale, a mixing); nothing was judged.
+    for c in bad:
+        for layer in c.get("layers", {}).values():
+            if layer["in_scope"] and layer["kind"] == "differs" and re.search(r"at position=(\[0(, 0)*\]|0)$",
+                                                                               layer["first"] or ""):
+                return "not run", ("q at position 0 is not the input: its attention changes q between the "
+                                   "projection and the rotation (the harness neutralizes projections and norms "
+                                   f"only); {c['config']}: {layer['first']}")
     why = []
     for c in bad:
         if "not_run" in c:
@@ -578,7 +613,9 @@ def entries(results):
             "default_theta": full_attention_value(r.get("default_theta")) or 10000.0,
             "default_partial": rp.get("partial_rotary_factor", 1.0),
             "attribute_map": r.get("attribute_map", {}),
-            "scalings": [c["config"] for c in r.get("configs", []) if c.get("agrees")],
+            "scalings": [c["config"] + (f" ({c['params']['scaling']['kind']})" if c["config"] == "defaults" and
+                                    c.get("params", {}).get("scaling", {}).get("kind", "none") != "none" else "")
+                     for c in r.get("configs", []) if c.get("agrees")],
             "composites": [],
         }
     for r in results:
@@ -607,7 +644,7 @@ def write_registry(path, table):
         f.write("\n".join(lines) + "\n")
 
 
-def write_docs(path, table):
+def write_docs(path, table, variants):
     counts = {}
     for e in table.values():
         counts[e["state"]] = counts.get(e["state"], 0) + 1
@@ -616,8 +653,11 @@ def write_docs(path, table):
         "",
         f"Generated by `models/verify/verify_model_types.py` (`make verify-models`) with transformers {VERSION}; do not",
         "edit. Each model type whose modeling code has rotary or ALiBi code is built from its config class's defaults",
-        "with small sizes, plus one config per rope_type (`linear`, `dynamic`, `yarn`, `llama3`, `longrope`) where its",
-        "config holds `rope_parameters`; its text model runs posenc's inputs through its own rotary module and attention",
+        "with small sizes" + (", plus one config per rope_type (`linear`, `dynamic`, `yarn`, `llama3`, `longrope`; M-RoPE "
+                              "sections where its attention reads them) where its config holds `rope_parameters`"
+                              if variants else " (this run: the defaults only, `--no-variants`; CTest "
+                              "`peers_model_types` runs the rope_types on a sample on every commit)") + ";",
+        "its text model runs posenc's inputs through its own rotary module and attention",
         "(in binary64), and posenc judges every layer's rotated q against the vectors `posenc serve --hf-config` makes",
         "from the config.json `save_pretrained` would write (standard profile, f64). *verified*: every config agrees",
         "on every RoPE layer posenc's vectors describe (the full-attention layers where the config has `layer_types`).",
@@ -688,6 +728,9 @@ def main():
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--no-variants", action="store_true", help="only each config class's defaults")
     ap.add_argument("--registry", help="write the registry (models/src/model_types.inc) here")
+    ap.add_argument("--skip-composites", action="store_true",
+                    help="with --types: record a model type whose language model is another one, as the full run does")
+    ap.add_argument("--resume", action="store_true", help="keep the model types --json already has")
     ap.add_argument("--shard", metavar="K/N", help="run every Nth model type from the Kth (several processes)")
     ap.add_argument("--results", metavar="JSON,...", help="no run: the registry and docs of earlier runs' --json")
     ap.add_argument("--check", metavar="REGISTRY", help="fail where this run and REGISTRY (what posenc reads) differ")
@@ -703,10 +746,15 @@ def main():
             results += json.load(f)
     if args.results:
         types = []  # the results given are the run
+    if args.resume and args.json and os.path.exists(args.json):
+        with open(args.json) as f:
+            results = json.load(f)  # an interrupted run's model types are kept, the rest run
+        done = {r["model_type"] for r in results}
+        types = [t for t in types if t[0] not in done]
     started = time.time()
     for mt, variants in types:
         t0 = time.time()
-        r = verify_type(mt, args.cli, variants, skip_composites=not args.types)
+        r = verify_type(mt, args.cli, variants, skip_composites=not args.types or args.skip_composites)
         results.append(r)
         if not r["configs"] and "not_run" not in r:
             print(f"{mt:28} language model: {r['text_model_type']}", flush=True)
@@ -728,7 +776,7 @@ def main():
     if args.registry:
         write_registry(args.registry, table)
     if args.docs:
-        write_docs(args.docs, table)
+        write_docs(args.docs, table, any(len(r.get("configs", [])) > 1 for r in results))
     return 1 if problems else 0
 
 

@@ -255,6 +255,22 @@ TEST(HfConfig, Llama4ScoutEqualFactorsInterleavedAndLayerKinds) {
                          "(RoPE)");
 }
 
+TEST(HfConfig, AttributeMapAliasesAreReadAsTransformersReadsThem) {
+  // GPTJConfig.attribute_map: hidden_size is n_embd, num_attention_heads n_head,
+  // max_position_embeddings n_positions; a config.json may use either name.
+  nlohmann::json j = {{"model_type", "gptj"}, {"hidden_size", 4096}, {"num_attention_heads", 16}, {"rotary_dim", 64},
+                      {"max_position_embeddings", 2048}};
+  auto c = read_hf_config(j);
+  EXPECT_EQ(c.params, rope(256, 64, 10000.0, RopeLayout::interleaved));
+  EXPECT_EQ(c.max_position_embeddings, 2048);
+  // Every key read (no note about an unread one); the note is the registry's: GPT-J's sin/cos
+  // table ends at n_positions, where posenc's vectors go past, so it is not verified.
+  ASSERT_EQ(c.unread.size(), 1u);
+  EXPECT_TRUE(c.unread[0].starts_with("model_type = \"gptj\": not verified against transformers 5.25.0"));
+  j["hidden_size"] = 4097;
+  EXPECT_EQ(error_of(j), "invalid hf_config.hidden_size = 4097: must be a multiple of num_attention_heads (16)");
+}
+
 TEST(HfConfig, TextConfigOfAMultimodalModel) {
   nlohmann::json j = {{"model_type", "qwen2_5_vl"}, {"text_config", llama()}};
   j["text_config"]["model_type"] = "qwen2_5_vl_text";
