@@ -19,7 +19,7 @@ CONFIGURE = scripts/configure.sh $(BUILD_DIR) $(CMAKE_FLAGS) -DPOSENC_WERROR=$(P
 # turned them on, `make conform` keeps them.
 NO_TESTS = $(if $(wildcard $(BUILD_DIR)/CMakeCache.txt),,-DBUILD_TESTING=OFF)
 
-.PHONY: all build conform test sanitize fuzz bench vectors peers clean
+.PHONY: all build conform test sanitize fuzz bench vectors peers verify-models clean
 
 all: build
 
@@ -70,6 +70,24 @@ vectors:
 	@$(CONFIGURE) $(NO_TESTS)
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target posenc
 	@$(BUILD_DIR)/posenc generate --out vectors
+
+# Every transformers model type with rotary code run by its own modeling code and judged against
+# posenc's vectors for its config (models/verify/verify_model_types.py): writes docs/models.md and
+# the registry --hf-config reads (models/src/model_types.inc). The layouts it writes are measured,
+# the verdicts judged by the posenc built before: when the registry changed, posenc is rebuilt
+# and the run repeated, so that the verdicts written are those of the posenc that reads it.
+VERIFY_MODELS = PYTHONPATH=python/src .venv/bin/python models/verify/verify_model_types.py --cli $(BUILD_DIR)/posenc \
+  --json $(BUILD_DIR)/model_types.json --registry models/src/model_types.inc --docs docs/models.md
+verify-models:
+	@scripts/install-deps.sh peers
+	@$(CONFIGURE) $(NO_TESTS)
+	@for run in 1 2; do \
+	  cmake --build $(BUILD_DIR) -j $(JOBS) --target posenc || exit 1; \
+	  cp models/src/model_types.inc $(BUILD_DIR)/model_types.inc.before; \
+	  $(VERIFY_MODELS) || exit 1; \
+	  cmp -s models/src/model_types.inc $(BUILD_DIR)/model_types.inc.before && break; \
+	done
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target posenc
 
 # Every peer (peers/*/run.sh) on every vector file under standard and strict, then the table
 # docs/peers.md (generated from their JSON reports, committed) and $(BUILD_DIR)/peers/peers.html.

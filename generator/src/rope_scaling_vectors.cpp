@@ -160,6 +160,20 @@ VectorFile llama3_file() {
                  model_suite());
   describe_branch_edge(b);
   llama3_branch_edges(b);
+  // Last in the file, so that the tcIds before it stay. Equal factors leave the medium band
+  // empty (SPEC.md section 2.4): each pair is kept or divided; Llama 4 rotates interleaved pairs.
+  p = rope(128, 500000.0, RopeLayout::interleaved, RopeScalingKind::llama3);
+  p.scaling.factor = 16.0;
+  p.scaling.low_freq_factor = 1.0;
+  p.scaling.high_freq_factor = 1.0;
+  p.scaling.original_max_positions = 8192;
+  add_rope_suite(b, p,
+                 "Llama 4 Scout: head_dim 128, rope_theta 500000, interleaved, llama3 factor 16, low_freq_factor 1, "
+                 "high_freq_factor 1 (no medium band), original 8192",
+                 model_suite());
+  p.layout = RopeLayout::half;
+  add_rope_suite(b, p, "llama3 factor 16, low_freq_factor = high_freq_factor = 1 (no medium band), half layout",
+                 model_suite());
   return std::move(b).finish();
 }
 

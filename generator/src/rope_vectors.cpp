@@ -293,8 +293,9 @@ VectorFile invalid_rope_file() {
   p.scaling.factor = 8.0;
   p.scaling.original_max_positions = 8192;
   p.scaling.low_freq_factor = 4.0;
-  p.scaling.high_freq_factor = 4.0;
-  refuse(p, "llama3 high_freq_factor == low_freq_factor (division by zero)", "rope.scaling.high_freq_factor");
+  p.scaling.high_freq_factor = 2.0;
+  // Equal factors are valid (an empty medium band, SPEC.md section 2.4); below is not.
+  refuse(p, "llama3 high_freq_factor < low_freq_factor (thresholds in the wrong order)", "rope.scaling.high_freq_factor");
   p = base();
   p.scaling.kind = RopeScalingKind::longrope;
   p.scaling.factor = 32.0;

@@ -4,20 +4,29 @@
 
 namespace posenc::models {
 
+std::string ConfigSection::spelling(const std::string& key) const {
+  if (object_.contains(key)) return key;
+  for (const auto& [alias, real] : aliases_) {
+    if (key == alias && object_.contains(real)) return real;
+    if (key == real && object_.contains(alias)) return alias;
+  }
+  return key;
+}
+
 bool ConfigSection::has(const std::string& key) const {
-  auto it = object_.find(key);
+  auto it = object_.find(spelling(key));
   return it != object_.end() && !it->is_null();
 }
 
 const nlohmann::json* ConfigSection::get(const std::string& key) {
-  read_.insert(key);
-  auto it = object_.find(key);
+  read_.insert(spelling(key));
+  auto it = object_.find(spelling(key));
   if (it == object_.end() || it->is_null()) return nullptr;
   return &*it;
 }
 
 std::string ConfigSection::spelled(const std::string& key) const {
-  auto it = object_.find(key);
+  auto it = object_.find(spelling(key));
   if (it == object_.end()) return "(missing)";
   std::string s = it->dump();
   // Long lists (LongRoPE factors) are named by their length.
@@ -51,6 +60,14 @@ std::optional<bool> ConfigSection::boolean(const std::string& key) {
   if (!v) return std::nullopt;
   if (!v->is_boolean()) fail(key, "true or false");
   return v->get<bool>();
+}
+
+std::optional<bool> ConfigSection::truthy(const std::string& key) {
+  const auto* v = get(key);
+  if (!v) return std::nullopt;
+  if (v->is_boolean()) return v->get<bool>();
+  if (!v->is_number()) fail(key, "true, false or a number (nonzero is true)");
+  return v->get<double>() != 0.0;
 }
 
 std::optional<std::string> ConfigSection::text(const std::string& key) {

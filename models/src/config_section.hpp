@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace posenc::models {
@@ -18,7 +19,7 @@ class ConfigSection {
 
   // The key's dotted path in the file (text_config.rope_scaling.factor), and the name an error
   // gives it: hf_config.PATH.
-  std::string path(const std::string& key) const { return prefix_ + key; }
+  std::string path(const std::string& key) const { return prefix_ + spelling(key); }
   std::string name(const std::string& key) const { return "hf_config." + path(key); }
   // True when the key is there and not null. JSON null is absent, as transformers' getattr(...,
   // None) and dict.get() read it. Does not count as a read.
@@ -29,6 +30,8 @@ class ConfigSection {
   std::optional<double> real(const std::string& key);
   std::optional<std::int64_t> integer(const std::string& key);
   std::optional<bool> boolean(const std::string& key);
+  // true/false, or a number read as Python's `if` reads it (nonzero is true).
+  std::optional<bool> truthy(const std::string& key);
   std::optional<std::string> text(const std::string& key);
   std::vector<double> reals(const std::string& key);
   std::vector<std::int64_t> integers(const std::string& key);
@@ -37,7 +40,13 @@ class ConfigSection {
   // The value as the file spells it (for messages); "(missing)" when absent.
   std::string spelled(const std::string& key) const;
   [[noreturn]] void fail(const std::string& key, const std::string& allowed) const;
-  void mark_read(const std::string& key) { read_.insert(key); }
+  void mark_read(const std::string& key) { read_.insert(spelling(key)); }
+
+  // A config class's attribute_map (alias -> key, PretrainedConfig): a key absent from the file
+  // is read under the other name of the pair, as transformers reads it.
+  void set_aliases(std::vector<std::pair<std::string, std::string>> aliases) { aliases_ = std::move(aliases); }
+  // The name the file gives the key: the key, or its alias when only that is present.
+  std::string spelling(const std::string& key) const;
 
   // Keys not read, as "PATH.KEY = VALUE" (only those `relevant` accepts).
   template <class Pred>
@@ -54,6 +63,7 @@ class ConfigSection {
   const nlohmann::json& object_;
   std::string prefix_;
   std::set<std::string> read_;
+  std::vector<std::pair<std::string, std::string>> aliases_;
 };
 
 }  // namespace posenc::models

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config_section.hpp"
+#include "model_types.hpp"
 #include "posenc/errors.hpp"
 
 namespace posenc::models {
@@ -24,24 +25,26 @@ enum class Family {
   deepseek,  // modeling_deepseek_v2/v3: RoPE on qk_rope_head_dim, interleaved pairs
 };
 
-// Llama-style model types whose RoPE is HF's default rotary embedding with rotate_half.
-constexpr std::array kLlamaStyle{"llama",   "mistral", "mixtral", "qwen2",       "qwen2_moe", "qwen3",
-                                 "qwen3_moe", "qwen2_vl", "qwen2_5_vl", "phi",   "phi3",      "gemma",
-                                 "gemma2",  "gemma3_text", "gemma3", "gpt_oss", "olmo",      "olmo2",
-                                 "starcoder2", "granite", "cohere", "stablelm", "internlm2"};
-
 Family family_of(const std::string& model_type) {
-  if (model_type == "gptj") return Family::gptj;
+  // modeling_codegen's rotary embedding is GPT-J's (create_sinusoidal_positions, rotate_every_two).
+  if (model_type == "gptj" || model_type == "codegen") return Family::gptj;
   if (model_type == "gpt_neox") return Family::gpt_neox;
   if (model_type == "deepseek_v2" || model_type == "deepseek_v3" || model_type == "kimi_k2") return Family::deepseek;
   return Family::llama;
 }
 
-bool known_llama_style(const std::string& model_type) {
-  for (const char* t : kLlamaStyle) {
-    if (model_type == t) return true;
+// The attribute_map pairs of a registry entry ("alias=key;alias=key").
+std::vector<std::pair<std::string, std::string>> attribute_pairs(const char* map) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string_view rest = map;
+  while (!rest.empty()) {
+    const auto end = rest.find(';');
+    const std::string_view pair = rest.substr(0, end);
+    const auto eq = pair.find('=');
+    if (eq != std::string_view::npos) out.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
   }
-  return false;
+  return out;
 }
 
 // Where each posenc parameter came from, so that a validation error names the config key.
@@ -62,7 +65,7 @@ std::int64_t split_heads(ConfigSection& top, const std::string& width_key, const
   positive(top, width_key, *width);
   positive(top, heads_key, *heads);
   if (*width % *heads != 0) {
-    top.fail(width_key, "a multiple of " + heads_key + " (" + std::to_string(*heads) + ")");
+    top.fail(width_key, "a multiple of " + top.spelling(heads_key) + " (" + std::to_string(*heads) + ")");
   }
   return *width / *heads;
 }
@@ -91,6 +94,7 @@ struct Reader {
   HfRopeConfig out;
   Origins origins;
   Family family = Family::llama;
+  const ModelTypeEntry* entry = nullptr;  // the model type's registry entry (model_types.hpp)
 
   // The RoPE dict: rope_scaling (transformers 4.x) or rope_parameters (5.x); both only if equal
   // (HF convert_rope_params_to_dict takes rope_scaling first). Gemma-3-style per-layer dicts
@@ -163,7 +167,8 @@ struct Reader {
           p.head_dim = split_heads(top, "hidden_size", "num_attention_heads");
           origins["rope.head_dim"] = top.name("hidden_size");
         }
-        p.layout = RopeLayout::half;
+        // The layout measured on the model's own code (model_types.inc), else rotate_half's.
+        p.layout = entry ? entry->layout : RopeLayout::half;
         // The layout key hf_rope_config writes for interleaved parameters (no model_type).
         if (out.model_type.empty() && top.boolean("rope_interleave").value_or(false)) {
           p.layout = RopeLayout::interleaved;
@@ -186,7 +191,13 @@ struct Reader {
     if (family == Family::gpt_neox) {
       theta = one_of(top, "rotary_emb_base", top.real("rotary_emb_base"), top, "rope_theta", theta, origin);
     }
-    if (theta) out.params.base = *theta;
+    if (theta) {
+      out.params.base = *theta;
+    } else if (entry) {
+      // A saved config.json omits a value at its class default (save_pretrained's diff).
+      out.params.base = entry->default_theta;
+      origin = "hf_config.model_type (" + out.model_type + "'s default rope_theta)";
+    }
     origins["rope.base"] = origin;
   }
 
@@ -204,6 +215,10 @@ struct Reader {
         f = 0.25;
         origin = "hf_config.rotary_pct";
       }
+    }
+    if (!f && entry && entry->default_partial_rotary_factor != 1.0) {
+      f = entry->default_partial_rotary_factor;  // the class default a saved config.json omits
+      origin = "hf_config.model_type (" + out.model_type + "'s default partial_rotary_factor)";
     }
     origins["rope.rotary_dim"] = origin;
     if (!f) return 1.0;
@@ -351,6 +366,44 @@ struct Reader {
     }
   }
 
+  // Llama 4 (configuration_llama4, modeling_llama4 Llama4TextAttention): no_rope_layers[i] = 1
+  // for a layer that applies RoPE, 0 for one that applies none (by default every
+  // no_rope_layer_interval-th layer); with attn_temperature_tuning, the queries of the no-RoPE
+  // layers are multiplied by log1p(floor((i + 1) / floor_scale)) * attn_scale + 1 at token index i.
+  // The RoPE vectors are those of the RoPE layers; the rest is reported per layer kind.
+  void read_llama4_layer_kinds() {
+    const auto layers = top.integer("num_hidden_layers").value_or(48);
+    const auto interval = top.integer("no_rope_layer_interval").value_or(4);
+    if (interval < 1) top.fail("no_rope_layer_interval", "an integer >= 1");
+    std::vector<std::int64_t> uses_rope = top.integers("no_rope_layers");
+    std::string source = top.path("no_rope_layers");
+    if (uses_rope.empty()) {
+      for (std::int64_t i = 0; i < layers; ++i) uses_rope.push_back((i + 1) % interval != 0 ? 1 : 0);
+      source = "every " + top.path("no_rope_layer_interval") + " = " + std::to_string(interval) + "th of " +
+               std::to_string(layers) + " layers (no " + top.path("no_rope_layers") + ")";
+    }
+    std::string nope;
+    std::int64_t count = 0;
+    for (std::size_t i = 0; i < uses_rope.size(); ++i) {
+      if (uses_rope[i] != 0 && uses_rope[i] != 1) top.fail("no_rope_layers", "a list of 0 (no RoPE) and 1 (RoPE)");
+      if (uses_rope[i] == 0) {
+        nope += (count++ ? ", " : "") + std::to_string(i);
+      }
+    }
+    const bool tuning = top.truthy("attn_temperature_tuning").value_or(true);
+    const auto floor_scale = top.real("floor_scale").value_or(8192.0);
+    const auto attn_scale = top.real("attn_scale").value_or(0.1);
+    std::string note = "Llama 4 layer kinds (" + source + "): " + std::to_string(uses_rope.size() - count) + " of " +
+                       std::to_string(uses_rope.size()) + " layers apply this RoPE (posenc's vectors are theirs); " +
+                       std::to_string(count) + " apply none (NoPE: layers " + (count ? nope : "none") + ")";
+    if (tuning && count) {
+      note += ", whose queries attn_temperature_tuning multiplies by log1p(floor((i + 1) / floor_scale)) * attn_scale "
+              "+ 1 at token index i (floor_scale " + json(floor_scale).dump() + ", attn_scale " +
+              json(attn_scale).dump() + "): a query temperature posenc's vectors do not express";
+    }
+    out.unread.push_back(note);
+  }
+
   void report_unread() {
     // Gemma 3 (modeling_gemma3): sliding-window layers use rope_local_base_freq, without scaling.
     auto relevant = [](const std::string& k) {
@@ -423,9 +476,19 @@ HfRopeConfig read_hf_config(const json& config) {
     r.out.name_or_path = name->get<std::string>();
   }
   r.family = family_of(r.out.model_type);
-  if (r.family == Family::llama && !r.out.model_type.empty() && !known_llama_style(r.out.model_type)) {
-    r.out.unread.push_back("model_type = \"" + r.out.model_type +
-                           "\": not a model posenc knows; read as a Llama-style model (rotate_half: half layout)");
+  r.entry = r.out.model_type.empty() ? nullptr : find_model_type(r.out.model_type);
+  if (r.entry) {
+    r.top.set_aliases(attribute_pairs(r.entry->attribute_map));
+    // A verified entry's note (its other layer kinds, in docs/models.md) is measured on a tiny
+    // config, not this one: the config's own keys are reported instead (report_unread).
+    if (!r.entry->verified) {
+      r.out.unread.push_back("model_type = \"" + r.out.model_type + "\": not verified against " +
+                             kModelTypesVerifiedWith + " (docs/models.md): " + r.entry->note);
+    }
+  } else if (!r.out.model_type.empty()) {
+    r.out.unread.push_back("model_type = \"" + r.out.model_type + "\": not a model type verified against " +
+                           kModelTypesVerifiedWith + " (docs/models.md); read as a Llama-style model (rotate_half: "
+                           "half layout)");
   }
   r.find_rope_dict();
   r.read_head();
@@ -438,6 +501,7 @@ HfRopeConfig read_hf_config(const json& config) {
     // HF: dim = int(head_dim * partial_rotary_factor).
     r.out.params.rotary_dim = static_cast<std::int64_t>(static_cast<double>(r.out.params.head_dim) * partial);
   }
+  if (r.out.model_type == "llama4" || r.out.model_type == "llama4_text") r.read_llama4_layer_kinds();
   r.report_unread();
   r.validate_named();
   return r.out;

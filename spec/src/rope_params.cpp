@@ -1,4 +1,5 @@
 #include <array>
+#include <cmath>
 #include <numeric>
 
 #include "check.hpp"
@@ -126,9 +127,12 @@ void validate_scaling(const RopeParams& p) {
       double lo = check::required("rope.scaling.low_freq_factor", s.low_freq_factor, "llama3",
                                   "finite and > 0");
       check::finite_above("rope.scaling.low_freq_factor", lo, 0.0);
+      // Equal factors leave the medium band empty (SPEC.md section 2.4; Llama 4's configs).
       double hi = check::required("rope.scaling.high_freq_factor", s.high_freq_factor, "llama3",
-                                  "finite and > low_freq_factor");
-      check::finite_above("rope.scaling.high_freq_factor", hi, lo);
+                                  "finite and >= low_freq_factor");
+      if (!std::isfinite(hi) || !(hi >= lo)) {
+        check::fail("rope.scaling.high_freq_factor", check::format_value(hi), "finite and >= " + check::format_value(lo));
+      }
       break;
     }
     case K::longrope:

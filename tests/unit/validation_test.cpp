@@ -222,9 +222,11 @@ TEST(Validation, RopeScalingFields) {
   p.scaling.mscale = 0.0;
   expect_error(validating(p), "invalid rope.scaling.mscale = 0: must be finite and > 0", "rope.scaling.mscale");
   p = scaled(RopeScalingKind::llama3);
-  p.scaling.high_freq_factor = 1.0;
-  expect_error(validating(p), "invalid rope.scaling.high_freq_factor = 1: must be finite and > 1",
+  p.scaling.high_freq_factor = 0.5;
+  expect_error(validating(p), "invalid rope.scaling.high_freq_factor = 0.5: must be finite and >= 1",
                "rope.scaling.high_freq_factor");
+  p.scaling.high_freq_factor = 1.0;  // equal factors: an empty medium band (Llama 4)
+  EXPECT_NO_THROW(validate(p));
   p = scaled(RopeScalingKind::longrope);
   p.scaling.long_factor.pop_back();
   expect_error(validating(p), "invalid rope.scaling.long_factor = (31 values): must be exactly rotary_dim/2 = 32 values",

@@ -78,6 +78,9 @@ void llama3(const RopeParams& p, std::vector<double>& out) {
   const RopeScaling& s = p.scaling;
   const L lo = *s.low_freq_factor, hi = *s.high_freq_factor, original = static_cast<L>(*s.original_max_positions);
   const std::int64_t exponent_dim = p.partial == PartialRotary::proportional ? p.head_dim : p.rotary_dim;
+  // Equal factors have no blend: each pair is kept or divided, a decision (a wrong one is a
+  // jump no condition number covers, as YaRN's floor and ceil), so no term.
+  if (lo == hi) return;
   const auto e = rope::default_inv_freq<L>(p.base, exponent_dim, p.rotary_dim / 2);
   for (std::size_t i = 0; i < e.size(); ++i) {
     // sigma = (L0 / lambda - lo) / (hi - lo), lambda = 2 pi / e: e formed in W within

@@ -122,11 +122,15 @@ std::vector<N> llama3(const RopeParams& p, std::vector<N> inv) {
   const N low_freq_wavelen = original / low_ff;
   const N high_freq_wavelen = original / high_ff;
   const N two_pi = T::from_int(2) * T::pi();
+  // Equal factors (Llama 4): no medium band. The exact wavelength 2 pi base^(2i/D) is
+  // transcendental and never equals the rational L0/low_freq_factor, so every pair is kept or
+  // divided; a rounded type that lands on the threshold keeps it (HF's 0/0 there is NaN).
+  const bool no_medium_band = *s.low_freq_factor == *s.high_freq_factor;
   for (auto& w : inv) {
     const N wavelen = two_pi / w;
     if (T::less(low_freq_wavelen, wavelen)) {
       w = w / factor;
-    } else if (!T::less(wavelen, high_freq_wavelen)) {
+    } else if (!no_medium_band && !T::less(wavelen, high_freq_wavelen)) {
       const N smooth = (original / wavelen - low_ff) / (high_ff - low_ff);
       w = (T::from_int(1) - smooth) * w / factor + smooth * w;
     }
