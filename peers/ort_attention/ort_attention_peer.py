@@ -26,6 +26,7 @@ Neither op outputs L: O is judged alone. Unsupported: ALiBi (no slope input; GQA
 would be the caller's bias), given tables, value_dim other than head_dim (GQA), masks other than
 causal (GQA), queries not at the last keys' positions (GQA).
 """
+import os
 import sys
 
 import numpy as np
@@ -35,7 +36,8 @@ from onnx import TensorProto, helper
 
 import attention_driver
 from attention_driver import Row, Unsupported
-from ort_peer import accurate_rows, framework_rows, span_of
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "onnxruntime"))
+from ort_peer import accurate_rows, framework_rows, span_of  # noqa: E402  (the RotaryEmbedding peer's caches)
 
 ONNX_TYPE = {"f32": TensorProto.FLOAT, "f16": TensorProto.FLOAT16}
 NUMPY = {"f32": np.float32, "f16": np.float16}
