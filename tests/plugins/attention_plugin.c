@@ -189,7 +189,7 @@ static int frequencies(const posenc_rope_params* r, double* inv_freq, double* at
         const long double lo = s->low_freq_factor, hi = s->high_freq_factor;
         if (wavelength > original / lo) {
           theta /= factor;
-        } else if (wavelength >= original / hi) {
+        } else if (hi > lo && wavelength >= original / hi) { /* equal factors: no medium band */
           const long double smooth = (original / wavelength - lo) / (hi - lo);
           theta = (1 - smooth) * theta / factor + smooth * theta;
         }

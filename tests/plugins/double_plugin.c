@@ -122,7 +122,7 @@ static posenc_status check_rope(const posenc_rope_params* p) {
     const uint32_t fields = POSENC_FIELD_FACTOR | POSENC_FIELD_ORIGINAL_MAX_POSITIONS | POSENC_FIELD_LOW_FREQ_FACTOR |
                             POSENC_FIELD_HIGH_FREQ_FACTOR;
     if (s->fields != fields || !positive(s->factor) || s->original_max_positions < 1 || !positive(s->low_freq_factor) ||
-        !(s->high_freq_factor > s->low_freq_factor) || !isfinite(s->high_freq_factor))
+        !(s->high_freq_factor >= s->low_freq_factor) || !isfinite(s->high_freq_factor))
       return POSENC_INVALID_PARAMETERS;
   } else
 #endif
@@ -177,6 +177,7 @@ static double llama3_inv_freq(const posenc_rope_params* p, double inv_freq) {
   const double original = (double)s->original_max_positions, wavelen = 2 * 3.14159265358979323846 / inv_freq;
   if (wavelen < original / s->high_freq_factor) return inv_freq;
   if (wavelen > original / s->low_freq_factor) return inv_freq / s->factor;
+  if (s->high_freq_factor == s->low_freq_factor) return inv_freq; /* no medium band (SPEC.md 2.4) */
   const double smooth = (original / wavelen - s->low_freq_factor) / (s->high_freq_factor - s->low_freq_factor);
   return (1 - smooth) * inv_freq / s->factor + smooth * inv_freq;
 }
