@@ -100,6 +100,52 @@ void stream_scale_in_place_streams(float* x, std::size_t n, float s, std::size_t
   for (std::size_t i = streams * part; i < n; ++i) x[i] *= s;
 }
 
+// The reads: a 64-byte line as one vector of 32-bit words, the sum kept in one vector (the adds
+// are 1 cycle each: the loop runs at the memory's pace).
+using Words = std::uint32_t __attribute__((vector_size(64)));
+
+namespace {
+std::uint32_t total(const Words& v) {
+  std::uint32_t s = 0;
+  for (int i = 0; i < 16; ++i) s += v[i];
+  return s;
+}
+}  // namespace
+
+std::uint32_t stream_read(const std::uint8_t* p, std::size_t bytes) {
+  Words sum{};
+  for (std::size_t i = 0; i < bytes; i += 64) {
+    Words v;
+    std::memcpy(&v, p + i, sizeof v);
+    sum += v;
+  }
+  return total(sum);
+}
+
+std::uint32_t stream_read_prefetched(const std::uint8_t* p, std::size_t bytes, std::size_t ahead_bytes) {
+  Words sum{};
+  for (std::size_t i = 0; i < bytes; i += 64) {
+    if (i + ahead_bytes < bytes) __builtin_prefetch(p + i + ahead_bytes, 0, 2);
+    Words v;
+    std::memcpy(&v, p + i, sizeof v);
+    sum += v;
+  }
+  return total(sum);
+}
+
+std::uint32_t stream_read_streams(const std::uint8_t* p, std::size_t bytes, std::size_t streams) {
+  const std::size_t part = bytes / streams / 64 * 64;
+  Words sum{};
+  for (std::size_t i = 0; i < part; i += 64) {
+    for (std::size_t k = 0; k < streams; ++k) {
+      Words v;
+      std::memcpy(&v, p + k * part + i, sizeof v);
+      sum += v;
+    }
+  }
+  return total(sum) + stream_read(p + streams * part, bytes - streams * part);
+}
+
 // table_rope's rotation written as a kernel engineer would write it for streaming: 16 pairs per
 // step in the machine's widest vectors, each result line written by non-temporal stores, one
 // tensor from its first token to its last (no parts, no prefetch). What a plain streaming loop

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_cases.hpp"
 #include "naive_cases.hpp"
 #include "paired.hpp"
 #include "ratios.hpp"
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   register_row_cost();
   register_naive_cases();
   register_paired();
+  register_attention_cases();
   // The machines are shared: repetitions of all benchmarks interleaved in random order, so that
   // a slow spell hits every benchmark alike, and ratios of medians.
   std::vector<char*> args(argv, argv + argc);

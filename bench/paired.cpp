@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "baselines.hpp"
 #include "common.hpp"
@@ -142,6 +143,10 @@ PairedRatio paired_ratio(const Work& a, const std::vector<Work>& b, int rounds) 
   }
   const std::vector<double>& r = ratios[fastest];
   return {quantile(r, 0.5), quantile(r, 0.25), quantile(r, 0.75), rounds, fastest, quantile(fastest_each_round, 0.5)};
+}
+
+void add_paired_ratio(const std::string& name, std::function<NamedRatio()> make_ratio) {
+  add_paired(name, std::move(make_ratio));
 }
 
 void register_paired() {

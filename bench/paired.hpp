@@ -30,6 +30,11 @@ struct NamedRatio {
   std::string roof;
 };
 
+// One benchmark of one iteration whose result is the paired ratio make_ratio() measures (its
+// objects built inside it), reported as register_paired's are: counters ratio, q1, q3 and rounds,
+// the fastest roof's name as the label (ratios.cpp reads them).
+void add_paired_ratio(const std::string& name, std::function<NamedRatio()> make_ratio);
+
 // paired/...: the ratios the bench sets targets for, each as a benchmark with counters ratio, q1,
 // q3 and rounds (ratios.cpp prints them with their targets): fused f32 against the same tensors'
 // copies (out of place) and in-place scales (in place) for Q, GQA and QK at shapes A and B, at the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "attention_cases.hpp"
 #include "common.hpp"
 #include "posenc/fast/fast.hpp"
 #include "roofs.hpp"
@@ -38,6 +39,31 @@ void paired(const Recorder& r, const std::string& what, const std::string& name,
   if (target > 0) std::printf("  (target >= %.2f)", target);
   if (!it->second.roof.empty()) std::printf("  %s", it->second.roof.c_str());
   std::printf("\n");
+}
+
+// Decode attention's table (attention_cases.hpp): per KV length, format and thread count, the
+// call's speed over the fastest read of the same bytes and over ggml's flash attention.
+void attention_ratios(const Recorder& r) {
+  const auto any = r.paired.lower_bound("paired/attention/");
+  if (any == r.paired.end() || any->first.rfind("paired/attention/", 0) != 0) return;
+  std::string why;
+  const bool with_ggml = ggml_available(why);
+  std::printf("\n decode attention: 1 query token of 32 heads over 8 KV heads, head_dim 128, RoPE inside, q and O\n"
+              " in f32, the cache in f16 or bf16; paired as above: the call's speed over the fastest read of\n"
+              " the cache's bytes (its keys and values once; 2 threads: each read split over two threads) and\n"
+              " over llama.cpp's ggml_flash_attn_ext at the same shape, KV type and thread count\n");
+  if (!with_ggml) std::printf("  (ggml: unavailable: %s)\n", why.c_str());
+  for (const std::int64_t keys : {4096, 32768, 131072}) {
+    for (const fast::DType kv : {fast::DType::f16, fast::DType::bf16}) {
+      for (const int threads : {1, 2}) {
+        const std::string n = name(DecodeCase{keys, kv, threads});
+        const std::string what = std::to_string(keys / 1024) + "K keys, " + std::string(fast::to_string(kv)) + ", " +
+                                 std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+        paired(r, what + " / best read", n + "/roof", keys >= 32768 ? 0.9 : 0);
+        paired(r, "   / ggml flash attention", n + "/ggml", 1.5);
+      }
+    }
+  }
 }
 
 void ns_per_pair(const Recorder& r, const char* what, const std::string& name) {
@@ -108,6 +134,7 @@ void print_ratios(const Recorder& r) {
                 "    the fastest roof's median %.2f [%.2f, %.2f]; the median of each round's fastest %.2f\n",
                 copy_loops().size(), p.median, p.q1, p.q3, p.median_of_fastest_each_round);
   }
+  attention_ratios(r);
   std::printf("\n ratios of medians over the benchmarks' interleaved repetitions\n");
   for (const char* shape : {"A", "B"}) {
     for (const char* kind : {"Q/", "GQA/", "QK/"}) {
@@ -139,6 +166,8 @@ void print_ratios(const Recorder& r) {
   ns_per_pair(r, "cos/sin row, ns per pair: in rope_apply, consecutive positions", "row/in-call/consecutive");
   ns_per_pair(r, "cos/sin row, ns per pair: in rope_apply, scattered positions", "row/in-call/scattered");
   ratio(r, "small shape: fast / reference [elements/s]", "fast/small", {"reference/small"}, 0);
+  ratio(r, "attention, small shape (64 keys, 4 heads over 2): fast / reference", "attention/fast/small",
+        {"attention/reference/small"}, 0);
 }
 
 }  // namespace posenc::bench

@@ -2,10 +2,14 @@
 // STREAM-style copy with ordinary and with non-temporal stores, the latter also with its input
 // prefetched (the ratio takes the fastest), and an in-place scale, also prefetched (for in-place
 // rotation); and the non-temporal copy split over 2 threads, the machine's own scaling, against
-// which the rotation's 2-thread ratio is read.
+// which the rotation's 2-thread ratio is read. For decode attention, reads of its cache's bytes
+// (read_loops, TwoThreadRead: attention_cases.cpp registers them).
 #include "roofs.hpp"
 
 #include <immintrin.h>
+
+#include <chrono>
+#include <utility>
 
 #include "baselines.hpp"
 #include "common.hpp"
@@ -73,6 +77,62 @@ void TwoThreadCopy::run() {
   calls_.store(n, std::memory_order_release);
   stream_copy_nontemporal(in_, out_, half_);
   while (done_.load(std::memory_order_acquire) != n) _mm_pause();
+}
+
+TwoThreadRead::TwoThreadRead(std::vector<Array> arrays, std::function<std::uint32_t(const std::uint8_t*, std::size_t)> read)
+    : arrays_(std::move(arrays)), read_(std::move(read)), other_([this] {
+        for (int seen = 0;;) {
+          int now;
+          const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+          while ((now = calls_.load(std::memory_order_acquire)) == seen) {
+            if (std::chrono::steady_clock::now() < until) {
+              _mm_pause();
+            } else {
+              calls_.wait(seen, std::memory_order_acquire);
+            }
+          }
+          if (now < 0) return;
+          sink_.fetch_add(half(1), std::memory_order_relaxed);
+          seen = now;
+          done_.store(now, std::memory_order_release);
+        }
+      }) {}
+
+TwoThreadRead::~TwoThreadRead() {
+  calls_.store(-1, std::memory_order_release);
+  calls_.notify_one();
+  other_.join();
+}
+
+std::uint32_t TwoThreadRead::half(int which) const {
+  std::uint32_t sum = 0;
+  for (const Array& a : arrays_) {
+    const std::size_t first = a.bytes / 2 / 64 * 64;
+    sum += which == 0 ? read_(a.p, first) : read_(a.p + first, a.bytes - first);
+  }
+  return sum;
+}
+
+void TwoThreadRead::run() {
+  const int n = ++handed_;
+  calls_.store(n, std::memory_order_release);
+  calls_.notify_one();
+  sink_.fetch_add(half(0), std::memory_order_relaxed);
+  while (done_.load(std::memory_order_acquire) != n) _mm_pause();
+}
+
+std::vector<ReadRoof> read_loops() {
+  std::vector<ReadRoof> loops{{"read", stream_read}};
+  for (const std::size_t kib : kRoofPrefetchKiB) {
+    loops.push_back({prefetched("read", kib), [ahead = kib * 1024](const std::uint8_t* p, std::size_t bytes) {
+                       return stream_read_prefetched(p, bytes, ahead);
+                     }});
+  }
+  for (const std::size_t streams : {2, 4}) {
+    loops.push_back({"read_" + std::to_string(streams) + "streams",
+                     [streams](const std::uint8_t* p, std::size_t bytes) { return stream_read_streams(p, bytes, streams); }});
+  }
+  return loops;
 }
 
 std::vector<CopyRoof> copy_loops() {

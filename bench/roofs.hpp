@@ -1,6 +1,7 @@
 #pragma once
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <thread>
@@ -46,6 +47,40 @@ class TwoThreadCopy {
   std::size_t n_, half_;  // half_: the first thread's part, 64-byte aligned
   int handed_ = 0;
   std::atomic<int> calls_{0}, done_{0};  // runs handed over / finished; -1: stop
+  std::thread other_;  // last: started once the members it reads are
+};
+
+// The reads a decode attention call is measured against (attention_cases.cpp): its cache's bytes
+// read once, plain, prefetched 1, 2 or 8 KiB ahead, or in 2 or 4 parts at once (baselines.hpp).
+struct ReadRoof {
+  std::string prefix;
+  std::function<std::uint32_t(const std::uint8_t* p, std::size_t bytes)> run;
+};
+std::vector<ReadRoof> read_loops();
+
+// Arrays read (each as `read` reads it) split in halves over two threads: the calling one and
+// one kept for the object's life. Between runs the kept thread polls for ~100 us, then sleeps
+// until the next (as fast/'s workers do, fast/src/workers.cpp): on a machine of two cores a thread
+// spinning between runs would take a core from whatever is timed beside it.
+class TwoThreadRead {
+ public:
+  struct Array {
+    const std::uint8_t* p;
+    std::size_t bytes;
+  };
+  TwoThreadRead(std::vector<Array> arrays, std::function<std::uint32_t(const std::uint8_t*, std::size_t)> read);
+  ~TwoThreadRead();
+  TwoThreadRead(const TwoThreadRead&) = delete;
+  TwoThreadRead& operator=(const TwoThreadRead&) = delete;
+  void run();
+
+ private:
+  std::uint32_t half(int which) const;  // 0: the first half of each array, 1: the second
+  std::vector<Array> arrays_;
+  std::function<std::uint32_t(const std::uint8_t*, std::size_t)> read_;
+  int handed_ = 0;
+  std::atomic<int> calls_{0}, done_{0};  // runs handed over / finished; -1: stop
+  std::atomic<std::uint32_t> sink_{0};
   std::thread other_;  // last: started once the members it reads are
 };
 

@@ -15,6 +15,8 @@ class FastImplementation final : public Implementation {
   // Its angles are p times a double-double frequency from long double formulas, accurate to
   // ~2^-63 relative (fast/src/frequencies.hpp): at least binary64, whatever the storage.
   std::optional<Format> working_format(Format) const override { return Format::f64; }
+  // Its attention (fast/attention.hpp) computes in binary32 for every storage format.
+  std::optional<Format> attention_working_format(Format) const override { return Format::f32; }
 
  private:
   fast::Isa isa_;

@@ -164,6 +164,7 @@ void ServeSession::cases(const JsonValue& request, std::ostream& out) {
       Json jg = jio::group_header_json(g);
       jg["group"] = gi;
       if (const auto* rope = std::get_if<RopeParams>(&g.params)) add_hf_rope_config(jg, *rope);
+      if (const auto* a = std::get_if<AttentionParams>(&g.params); a && a->rope) add_hf_rope_config(jg, *a->rope);
       Json tests = Json::array();
       for (const auto& c : g.tests) {
         if (want_valid >= 0 && c.valid != (want_valid == 1)) continue;

@@ -102,27 +102,34 @@ def run(adapter, cli, out, profile, filter_=None):
     """Every row of adapter under profile on the files filter_ selects (comma-separated; default
     every rope file): OUTDIR/NAME-ROW.PROFILE.json (and .txt, .results.json), NAME.unsupported.txt,
     NAME.rows.json and, with configs, NAME.configs.json."""
-    os.makedirs(out, exist_ok=True)
     files = (filter_ or "rope").replace(" ", ",").split(",")
     fmts = sorted({fmt for fmt, _ in adapter.rows.values()})
     with posenc.Session(profile=profile, cli=cli) as s:
         cases = s.cases(files, formats=fmts, valid=None)
-    refusals = collections.defaultdict(set)
-    prepared, configs = _prepare_all(adapter, cases, refusals)
-    reasons = collections.defaultdict(set)
-    writers = _rows(adapter, cases, prepared, reasons, refusals)
-    for row in adapter.rows:
-        fmt = adapter.rows[row][0]
+    for row, results in write_results(adapter, cases, out, f".{profile}").items():
         name = f"{adapter.name}-{row}.{profile}"
-        results = os.path.join(out, f"{name}.results.json")
-        writers[row].write(results)
-        args = [cli, "verify", "--results", results, "--profile", profile, "--formats", fmt,
+        args = [cli, "verify", "--results", results, "--profile", profile, "--formats", adapter.rows[row][0],
                 "--report", os.path.join(out, f"{name}.json"), "--filter", ",".join(files)]
         run_ = subprocess.run(args, capture_output=True, text=True)
         if run_.returncode not in (0, 1):
             sys.exit(f"{' '.join(args)}: status {run_.returncode}: {run_.stderr.strip()}")
         with open(os.path.join(out, f"{name}.txt"), "w") as f:
             f.write(run_.stdout)
+
+
+def write_results(adapter, cases, out, suffix=""):
+    """Every row of adapter on `cases` (from a Session, or posenc.load_cases where no CLI runs):
+    OUTDIR/NAME-ROW{suffix}.results.json per row, NAME.unsupported.txt, NAME.rows.json and, with
+    configs, NAME.configs.json. Returns {row: results file}; `posenc verify` judges them."""
+    os.makedirs(out, exist_ok=True)
+    refusals = collections.defaultdict(set)
+    prepared, configs = _prepare_all(adapter, cases, refusals)
+    reasons = collections.defaultdict(set)
+    writers = _rows(adapter, cases, prepared, reasons, refusals)
+    files = {}
+    for row in adapter.rows:
+        files[row] = os.path.join(out, f"{adapter.name}-{row}{suffix}.results.json")
+        writers[row].write(files[row])
     with open(os.path.join(out, f"{adapter.name}.unsupported.txt"), "w") as f:
         for (file, why), ids in sorted(reasons.items()):
             f.write(f"{file}: {len(ids)} cases: {why}\n")
@@ -134,6 +141,7 @@ def run(adapter, cli, out, profile, filter_=None):
                        "groups": configs,
                        "refusals": [{"file": file, "how": how, "tcIds": sorted(ids)}
                                     for (file, how), ids in sorted(refusals.items())]}, f, indent=1)
+    return files
 
 
 def write_rows(out, name, rows):

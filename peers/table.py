@@ -15,6 +15,8 @@ import platform
 import subprocess
 import sys
 
+import attention_table  # peers/attention_table.py, beside this file
+
 PROFILES = ("standard", "strict")
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
@@ -235,6 +237,8 @@ def main(out, filter_=""):
                 print(f"| `{row}` | {file} | {fmt} | " + " | ".join(cells) + " |")
     print_version_changes(rows, columns)
     print_configs(out)
+    print()
+    attention_table.main(out)  # the attention rows, one line per row and format
     print("\n## Not supported, and skipped\n")
     for path in sorted(glob.glob(os.path.join(out, "*.skipped"))):
         with open(path) as f:

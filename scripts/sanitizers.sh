@@ -20,6 +20,9 @@ cmake --build build-asan -j "$jobs"
 # Left out here, run in `make test` only: the runs that recompute whole vector files through the
 # instrumented reference, several times their Release time (conform_mutants takes 307 s and
 # plugins.reference.all ~18 minutes under ASan at -j2). What they exercise runs here anyway:
+# - the reference through the ABI on the attention files (plugins.reference.attention: minutes of
+#   certified attention under ASan); the reference_attention_abi test calls its posenc_attention
+#   directly (layouts, a NULL lse, refusals) here;
 # - the reference: vectors_regenerate_identical evaluates every case through it (the generator),
 #   the crosscheck its random cases, the per-family plugins.reference.* tests and the plugin_abi
 #   fuzz target the reference plugin;
@@ -49,13 +52,15 @@ whole_files=(
 gtest_filter="-$(IFS=:; echo "${whole_files[*]}")"
 # shellcheck disable=SC2086  # CTEST_ARGS is a list of ctest options
 (cd build-asan && GTEST_FILTER=$gtest_filter \
-  ctest --output-on-failure -j "$jobs" -E '^(readme_routes_installed|plugins\.reference\.all|vectors_expected_values)$' ${CTEST_ARGS:-})
+  ctest --output-on-failure -j "$jobs" -E '^(readme_routes_installed|plugins\.reference\.(all|attention)|vectors_expected_values)$' \
+  ${CTEST_ARGS:-})
 
 scripts/configure.sh build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSENC_TSAN=ON -DPOSENC_BROWSER_TEST=OFF \
   -DPOSENC_WERROR="$werror"
 cmake --build build-tsan -j "$jobs" --target posenc_fast_tests
-# The per-path tests on the vector paths only: the threads (workers, the split of tokens, the rows
-# kept per thread) are the driver's, the same for every path, and every thread rotates its own
-# tokens; the scalar instances run in the Release and ASan builds. Under TSan on 2 cores they
-# take 32 of the binary's 57 s.
-(cd build-tsan && GTEST_FILTER='-Isa/FastPath.*/scalar' ctest --output-on-failure -R '^fast_paths$')
+# The per-path tests (RoPE's and attention's) on the vector paths only: the threads (workers, the
+# split of tokens or of attention's work items, the rows kept per thread) are the driver's, the
+# same for every path, and every thread works on its own tokens or items; the scalar instances run
+# in the Release and ASan builds. The tests that are not per path (attention's concurrent callers
+# among them) run here in full.
+(cd build-tsan && GTEST_FILTER='-Isa/*/scalar' ctest --output-on-failure -R '^fast_paths$')

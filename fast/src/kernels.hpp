@@ -59,6 +59,49 @@ struct TokenRun {
   std::int64_t part_prefetch_ahead = 0;
 };
 
+// Decode attention's unit of work (attention.cpp, attention_decode): one segment of the cache's
+// keys, [key_begin, key_end), for KV heads [kv_begin, kv_end) and every new token and query head
+// of those KV heads. It leaves, per (token, query head) row, the segment's partial softmax in
+// `state` (generic/attend.hpp, AttendState): the running max m, the sum l of exp(s - m) and
+// O = sum exp(s - m) v, unnormalized; l = 0 where the row sees none of the segment's keys.
+// A row's partial softmax in AttendItem::state: m, l, then O from this float on (64-byte
+// aligned, value_dim rounded up to 16).
+constexpr std::int64_t kStateM = 0, kStateL = 1, kStateO = 16;
+
+struct AttendItem {
+  DType dtype;  // the cache's
+  const char *k, *v;  // slot 0, KV head 0
+  std::ptrdiff_t k_token_bytes, k_head_bytes, v_token_bytes, v_head_bytes;
+  std::int64_t head_dim, value_dim;
+  std::int64_t query_heads, group;  // group: query heads per KV head
+  std::int64_t key_begin, key_end, kv_begin, kv_end;
+  std::int64_t tokens;
+  const std::int64_t* visible_end;  // per token: it sees keys [0, visible_end[t])
+  // q' [tokens][query_heads][q_floats] in binary32, zero from head_dim to q_floats (a multiple of
+  // 16: the dot products' lanes, generic/attend.hpp).
+  const float* q;
+  std::int64_t q_floats;
+  float scale;
+  // ALiBi (null without): -slope per query head, the first position axis of each token and of
+  // each slot, and the mode (symmetric: |distance|).
+  const float* negated_slopes;
+  const std::int64_t *query_positions, *key_positions;
+  bool symmetric;
+  float* state;  // [tokens][query_heads][state_floats], this segment's
+  std::int64_t state_floats;
+  std::int64_t prefetch_keys;  // how far ahead the item's K and V rows are prefetched, in keys (0: none)
+};
+
+// The segments' partial softmaxes of each row merged in segment order (the same bits whatever
+// the threads did): out = O / l (value_dim values, binary32) and lse = M + ln l.
+struct AttendMerge {
+  const float* state;  // [segments][rows][state_floats]
+  std::int64_t segments, rows, state_floats, value_dim;
+  float* out;  // [rows][out_floats]
+  std::int64_t out_floats;
+  float* lse;  // [rows]
+};
+
 struct Kernels {
   // s[i], c[i] = sin and cos of position[i] * (w_hi[i] + w_lo[i]): the angle formed as a
   // double-double (frequencies.hpp, angle), SLEEF's deterministic 3.5-ulp binary64 kernels
@@ -71,6 +114,9 @@ struct Kernels {
                     double* s);
   void (*angle_sum_to_float)(const double* c0, const double* s0, const double* cy, const double* sy, std::size_t m,
                              float* c, float* s);
+  // Decode attention (generic/attend.hpp): one work item, and the merge of the segments.
+  void (*attend)(const AttendItem& item);
+  void (*attend_merge)(const AttendMerge& merge);
 };
 
 const Kernels& scalar_kernels();

@@ -342,27 +342,6 @@ Rotation rotation(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int
   return {kernels(isa), plan, d, n_heads, stream, ahead, all_kept, at_once, part_ahead};
 }
 
-// [0, n) on `threads` threads, the calling one and the kept workers (workers.hpp), which share it
-// in pieces of whole units (SharedRanges): thread_work(next) runs once on each thread, next(begin,
-// end) giving its pieces until it returns false. Every token's result is independent of the split.
-template <class F>
-void parallel_tokens(std::int64_t n, int threads, std::int64_t unit, F thread_work) {
-  if (threads < 1) throw InvalidParameter("threads", std::to_string(threads), ">= 1");
-  const int parts = static_cast<int>(std::min<std::int64_t>(threads, std::max<std::int64_t>(n, 1)));
-  if (parts == 1) {
-    bool given = false;
-    return thread_work([&](std::int64_t& begin, std::int64_t& end) {
-      begin = 0;
-      end = n;
-      return !std::exchange(given, true);
-    });
-  }
-  detail::SharedRanges ranges(n, parts, unit);
-  detail::run_sharing(parts, [&](int i) {
-    thread_work([&](std::int64_t& begin, std::int64_t& end) { return ranges.next(i, begin, end); });
-  });
-}
-
 void check_call(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_heads,
                 const std::int64_t* positions, const RopeTensor& q, const RopeTensor& k) {
   if (static_cast<int>(d) < 0 || static_cast<int>(d) > 2) throw InvalidParameter("dtype", std::to_string(static_cast<int>(d)), "f32, bf16 or f16");
@@ -548,7 +527,7 @@ class FusedRows {
 class LastBlockCall {
  public:
   // Calls of one block rotated on the calling thread (more threads split a call of several
-  // tokens: parallel_tokens), with positions; the others, and every bad thread count or null
+  // tokens: share_pieces), with positions; the others, and every bad thread count or null
   // positions, go the general way, which refuses those.
   static bool takes(std::int64_t n_tokens, const std::int64_t* positions, const Options& options) {
     return n_tokens >= 1 && n_tokens <= kBlock && positions && (options.threads == 1 || (n_tokens == 1 && options.threads > 1));
@@ -642,7 +621,7 @@ void apply(const RopePlan& plan, DType d, std::int64_t n_tokens, std::int64_t n_
   const bool streaming = streamed(r, q) || (k.in && streamed(r, k));
   // Pieces of whole parts, a block of kBlock tokens in each part rotated at once (a shorter piece
   // goes in one part: rotate_tokens).
-  parallel_tokens(n_tokens, options.threads, r.parts * kBlock, [&](auto next) {
+  detail::share_pieces(n_tokens, options.threads, r.parts * kBlock, [&](auto next) {
     std::int64_t begin = 0, end = 0;
     if (!next(begin, end)) return;  // a late worker: nothing left, no rows made
     auto rows = make_rows(r.kernels, r.all_rows_kept, streaming);  // once per thread and call

@@ -5,10 +5,15 @@
 // tokens x 40 heads take on one thread; bench: fused/decode/64/f32/half/out/2). Idle workers
 // poll for ~100 us before they sleep (workers.cpp, kPoll); the work is shared, so that a call
 // does not wait on a late one (SharedRanges).
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
+#include <utility>
 #include <vector>
+
+#include "posenc/errors.hpp"
 
 namespace posenc::fast::detail {
 
@@ -45,5 +50,27 @@ class SharedRanges {
   std::vector<Range> ranges_;
   std::int64_t unit_;
 };
+
+// [0, n) on `threads` threads, the calling one and the kept workers, which share it in pieces of
+// whole units (SharedRanges): thread_work(next) runs once on each thread, next(begin, end) giving
+// its pieces until it returns false. (RoPE's tokens, attention's work items: every result is
+// independent of the split.)
+template <class F>
+void share_pieces(std::int64_t n, int threads, std::int64_t unit, F thread_work) {
+  if (threads < 1) throw InvalidParameter("threads", std::to_string(threads), ">= 1");
+  const int parts = static_cast<int>(std::min<std::int64_t>(threads, std::max<std::int64_t>(n, 1)));
+  if (parts == 1) {
+    bool given = false;
+    return thread_work([&](std::int64_t& begin, std::int64_t& end) {
+      begin = 0;
+      end = n;
+      return !std::exchange(given, true);
+    });
+  }
+  SharedRanges ranges(n, parts, unit);
+  run_sharing(parts, [&](int i) {
+    thread_work([&](std::int64_t& begin, std::int64_t& end) { return ranges.next(i, begin, end); });
+  });
+}
 
 }  // namespace posenc::fast::detail

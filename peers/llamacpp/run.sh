@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # peers/llamacpp/run.sh POSENC_CLI OUTDIR PROFILE [FILTER]: llama.cpp's ggml CPU RoPE (the plugin
 # build/peers/llamacpp/posenc_llamacpp_plugin.so, or $POSENC_LLAMACPP_PLUGIN) judged by
-# `posenc conform` under PROFILE, writing OUTDIR/llamacpp.PROFILE.json (its JSON report) and
+# `posenc conform` under PROFILE, writing OUTDIR/llamacpp.PROFILE.json (its JSON report; the
+# attention rows OUTDIR/llamacpp-MODE.PROFILE.json, the modes of plugin/llamacpp_plugin.cpp) and
 # OUTDIR/llamacpp.unsupported.txt (each vector file and group the plugin answered as
 # unsupported, with the reason, peers/llamacpp/README.md) and OUTDIR/llamacpp.rows.json; or
 # OUTDIR/llamacpp.skipped, one line of reason, when the plugin could not be built here. FILTER restricts the vector files
@@ -23,20 +24,46 @@ if [[ ! -f $plugin ]]; then
   fi
   exit 0
 fi
-args=(conform --impl "$plugin" --profile "$profile" --report "$out/llamacpp.$profile.json")
+files=()
 if [[ -n $filter ]]; then
-  read -ra files <<<"$filter"  # several files: space- or comma-separated, as --filter takes them
-  args+=(--filter "${files[@]}")
+  read -ra files <<<"${filter//,/ }"  # several files: space- or comma-separated, as --filter takes them
 fi
-status=0
-"$cli" "${args[@]}" >"$out/llamacpp.$profile.txt" 2>&1 || status=$?
-if ((status > 1)); then
-  cat "$out/llamacpp.$profile.txt" >&2
-  exit "$status"
+# conform NAME ARGS...: one row's `posenc conform`, OUTDIR/NAME.PROFILE.json and .txt.
+conform() {
+  local name=$1 status=0
+  shift
+  "$cli" conform --impl "$plugin" --profile "$profile" --report "$out/$name.$profile.json" "$@" \
+    >"$out/$name.$profile.txt" 2>&1 || status=$?
+  if ((status > 1)); then
+    cat "$out/$name.$profile.txt" >&2
+    exit "$status"
+  fi
+}
+rope_files=() attention_files=()
+for f in "${files[@]}"; do
+  if [[ $f == attention* ]]; then attention_files+=("$f"); else rope_files+=("$f"); fi
+done
+# The RoPE row: every file but attention's (or the filter's).
+if ((${#files[@]} == 0)); then
+  conform llamacpp --exclude 'attention/*'
+elif ((${#rope_files[@]} > 0)); then
+  conform llamacpp --filter "${rope_files[@]}"
 fi
-"$here/unsupported.py" "$out/llamacpp.$profile.json" >"$out/llamacpp.unsupported.txt"
-# The table's framework, version and dtype columns (peers/README.md), from the report's
-# implementation line.
+# The attention rows (plugin/llamacpp_plugin.cpp): flash attention and the soft_max path, with
+# the KV cache in f16 (llama.cpp's default) or f32. Only accuracy: invalid parameters are the
+# RoPE row's business, and ggml takes tensors.
+if ((${#files[@]} == 0)); then attention_files=(attention); fi
+if ((${#attention_files[@]} > 0)); then
+  for mode in flash-kvf16 flash-kvf32 softmax-kvf16 softmax-kvf32; do
+    POSENC_LLAMACPP_ATTENTION=$mode conform "llamacpp-$mode" --filter "${attention_files[@]}" --checks accuracy
+  done
+fi
+reports=()
+for r in "$out"/llamacpp*."$profile".json; do reports+=("$r"); done
+"$here/unsupported.py" "${reports[@]}" >"$out/llamacpp.unsupported.txt"
+# The table's framework, version and dtype columns (peers/README.md), from the RoPE row's report's
+# implementation line (the attention rows have a table of their own).
+[ -f "$out/llamacpp.$profile.json" ] || exit 0
 python3 - "$out/llamacpp.$profile.json" "$out/llamacpp.rows.json" <<'PY'
 import json, re, sys
 implementation = json.load(open(sys.argv[1]))["implementation"]

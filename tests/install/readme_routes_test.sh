@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs posenc into a fresh prefix (cmake --install) and runs the README's routes exactly as
-# written there (the snippets are extracted from README.md): a torch RoPE built from a model's
+# written there (the snippets are extracted from README.md; the C++ route's sources are
+# examples/cpp/my_check/): a torch RoPE built from a model's
 # config.json (a published Llama 3.1 8B config, tests/data/hf_configs/) judged on that model's
 # vectors, a C plugin, Python with the installed package and torch, a results file, and a C++
 # consumer of the installed package built with find_package(posenc CONFIG) and with pkg-config;
@@ -42,10 +43,17 @@ if [ "$torch" = ON ]; then
     env PATH="$(dirname "$python"):$PATH" PYTHONPATH="$PREFIX/share/posenc/python" bash -e torch-route.sh
   expect --regex "Python torch route: float32 angles fail strict, strict only up to position 7" 1 \
     "f32 margin .*, strict up to position 7 (fails at position [0-9]*)$" env PYTHONPATH="$PREFIX/share/posenc/python" "$python" my_torch_rope.py strict
+  expect --regex "Python attention route: HF RoPE then SDPA CONFORMANT under standard in f32 and bf16" 0 \
+    "^CONFORMANT: [0-9]* checks judged (f32 [0-9]*, bf16 [0-9]*)" \
+    env PATH="$(dirname "$python"):$PATH" PYTHONPATH="$PREFIX/share/posenc/python" bash -e attention-route.sh
+  expect --regex "Python attention route: float32 angles fail strict from position 65,536" 1 \
+    "f32 margin .*, strict up to position 4095 (fails at position 65536" \
+    env PYTHONPATH="$PREFIX/share/posenc/python" "$python" my_torch_attention.py strict
 else
   echo "skip: the model-config and Python torch routes (POSENC_PYTHON_TESTS=OFF: no torch in .venv)"
 fi
 expect --regex "results-file route: CONFORMANT under standard" 0 "^CONFORMANT" bash -e python-route.sh
+cp "$source_dir/examples/cpp/my_check/my_check.cpp" "$source_dir/examples/cpp/my_check/CMakeLists.txt" .
 expect --regex "C++ route: find_package and pkg-config builds both CONFORMANT" 0 "^CONFORMANT" bash -e cpp-route.sh
 test "$(grep -c '^CONFORMANT' <<<"$expect_output")" = 2 || fail "C++ route: expected two CONFORMANT runs"
 # The vectors layer alone, with CMake and with pkg-config.

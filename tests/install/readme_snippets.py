@@ -4,8 +4,8 @@ routes the install tests run (tests/install/readme_routes_test.sh, pip_install_t
 import re
 import sys
 
-WANT = ["my_model_rope.py", "model-route.sh", "myrope.c", "plugin-route.sh", "my_torch_rope.py", "torch-route.sh", "my_results.py", "python-route.sh",
-        "my_check.cpp", "CMakeLists.txt", "cpp-route.sh"]
+WANT = ["my_model_rope.py", "model-route.sh", "myrope.c", "plugin-route.sh", "my_torch_rope.py", "torch-route.sh",
+        "my_torch_attention.py", "attention-route.sh", "my_results.py", "python-route.sh", "cpp-route.sh"]
 
 readme, outdir = sys.argv[1:3]
 text = open(readme, encoding="utf-8").read()

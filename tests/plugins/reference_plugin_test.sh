@@ -29,8 +29,8 @@ if [ "$filter" != all ]; then
 else
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
-  "$posenc" conform --impl reference --profile exact --report "$out/in.json" >"$out/in.txt"
-  "$posenc" conform --impl "$reference_plugin" --profile exact --report "$out/abi.json" >"$out/abi.txt"
+  "$posenc" conform --impl reference --profile exact --report "$out/in.json" "$@" >"$out/in.txt"
+  "$posenc" conform --impl "$reference_plugin" --profile exact --report "$out/abi.json" "$@" >"$out/abi.txt"
   # passed, failed, not judged and (among those) bound-vacuous checks (case x format) from the
   # JSON report's summary.
   counts() {

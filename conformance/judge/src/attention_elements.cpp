@@ -131,7 +131,10 @@ std::vector<double> attention_largest_errors(const std::vector<ElementSpec>& spe
 
 double attention_bound(const AttentionElement& e, const Tolerance& t, Format storage) {
   const double u_f = unit_roundoff(storage);
-  const double u_w = unit_roundoff(t.working_format(storage));
+  // The angles' working format sizes `standard`'s angle allowance, the attention's its arithmetic
+  // (the same unless the implementation declares them apart).
+  const double u_angle = unit_roundoff(t.working_format(storage));
+  const double u_w = unit_roundoff(t.attention_working_format(storage));
   const auto score = t.score_format(storage), probability = t.probability_format(storage);
   // A declared format's rounding: relative u, and below its normal range absolute half its
   // smallest subnormal.
@@ -145,8 +148,8 @@ double attention_bound(const AttentionElement& e, const Tolerance& t, Format sto
   double rho_q = 0, rho_k = 0;
   if (e.rotated) {
     const bool standard = t.profile == Profile::standard;
-    rho_q = std::sqrt(2.0) * (6 * u_f + (standard ? e.query_angle_error * u_w : 0));
-    rho_k = std::sqrt(2.0) * (6 * u_f + (standard ? e.key_angle_error * u_w : 0));
+    rho_q = std::sqrt(2.0) * (6 * u_f + (standard ? e.query_angle_error * u_angle : 0));
+    rho_k = std::sqrt(2.0) * (6 * u_f + (standard ? e.key_angle_error * u_angle : 0));
   }
   const double grow = (1 + rho_q) * (1 + rho_k);
   const double n = e.keys;

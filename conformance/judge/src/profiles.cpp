@@ -202,6 +202,11 @@ Format Tolerance::working_format(Format storage) const {
   return it == working.end() ? default_working_format(storage) : it->second;
 }
 
+Format Tolerance::attention_working_format(Format storage) const {
+  const auto it = attention_working.find(storage);
+  return it == attention_working.end() ? working_format(storage) : it->second;
+}
+
 std::optional<Format> Tolerance::score_format(Format storage) const {
   const auto it = score.find(storage);
   return it == score.end() ? std::nullopt : it->second;

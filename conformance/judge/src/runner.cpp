@@ -175,9 +175,10 @@ std::optional<AccurateContext> accurate_context(const std::map<double, ChecksAtP
 Tolerance with_declared_working_formats(const Tolerance& t, const Implementation& impl) {
   Tolerance out = t;
   for (Format f : kAllFormats) {
-    // The user's --working-format, --score-format and --probability-format win.
+    // The user's --working-format (for attention too), --score-format and --probability-format win.
     if (!out.working.count(f)) {
       if (const auto w = impl.working_format(f)) out.working[f] = *w;
+      if (const auto w = impl.attention_working_format(f)) out.attention_working[f] = *w;
     }
     if (!out.score.count(f)) out.score[f] = impl.score_format(f);
     if (!out.probability.count(f)) out.probability[f] = impl.probability_format(f);

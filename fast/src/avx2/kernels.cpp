@@ -4,6 +4,7 @@
 #include <sleef.h>
 
 #include "../generic/angle_sum.hpp"
+#include "../generic/attend.hpp"
 #include "../generic/rotate.hpp"
 #include "../kernels.hpp"
 
@@ -126,10 +127,104 @@ struct Vec {
   static __m256 swap_pairs(__m256 v) { return _mm256_permute_ps(v, 0xB1); }
 };
 
+// Attention's 16 lanes (generic/attend.hpp): two vectors, lanes 0-7 and 8-15.
+struct Lanes {
+  struct R {
+    __m256 lo, hi;
+  };
+  // Of 16 registers, 4 dot products' accumulators take 8, with a row of K and a query vector
+  // besides; P V holds 4 accumulators likewise.
+  static constexpr int kDots = 4;
+  static constexpr int kPvAccumulators = 4;
+
+  template <class F>
+  static R each(F f, const R& a) {
+    return {f(a.lo), f(a.hi)};
+  }
+  static R zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
+  static R set1(float x) { return {_mm256_set1_ps(x), _mm256_set1_ps(x)}; }
+  static R hold(R v) { return {in_register(v.lo), in_register(v.hi)}; }
+  static R loadf(const float* p) { return {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)}; }
+  static void storef(float* p, const R& v) {
+    _mm256_storeu_ps(p, v.lo);
+    _mm256_storeu_ps(p + 8, v.hi);
+  }
+  template <DType D>
+  static R load(const void* p, std::int64_t i) {
+    return {Vec::load<D>(p, i), Vec::load<D>(p, i + 8)};
+  }
+  static R add(const R& a, const R& b) { return {_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)}; }
+  static R sub(const R& a, const R& b) { return {_mm256_sub_ps(a.lo, b.lo), _mm256_sub_ps(a.hi, b.hi)}; }
+  static R mul(const R& a, const R& b) { return {_mm256_mul_ps(a.lo, b.lo), _mm256_mul_ps(a.hi, b.hi)}; }
+  static R div(const R& a, const R& b) { return {_mm256_div_ps(a.lo, b.lo), _mm256_div_ps(a.hi, b.hi)}; }
+  static R fmadd(const R& a, const R& b, const R& c) {
+    return {_mm256_fmadd_ps(a.lo, b.lo, c.lo), _mm256_fmadd_ps(a.hi, b.hi, c.hi)};
+  }
+  static R below(const R& v, int n, float x) {
+    const __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256 fill = _mm256_set1_ps(x);
+    const auto half = [&](__m256 h, int first) {
+      const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(n - first), index);
+      return _mm256_blendv_ps(fill, h, _mm256_castsi256_ps(keep));
+    };
+    return {half(v.lo, 0), half(v.hi, 8)};
+  }
+  static R exp(const R& v) { return {Sleef_finz_expf8_u10avx2(v.lo), Sleef_finz_expf8_u10avx2(v.hi)}; }
+  static float exp1(float x) { return Sleef_finz_expf1_u10purecfma(x); }
+  static float log1(float x) { return Sleef_finz_logf1_u10purecfma(x); }
+
+  // The tree (generic/attend.hpp): lanes l and l + 8 (the two vectors), then l and l + 4 (the
+  // 128-bit halves), then l and l + 2, l and l + 1.
+  template <class Op>
+  static float tree(const R& v, Op op) {
+    const __m256 a = op(v.lo, v.hi);
+    const __m128 b = op(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    const __m128 c = op(b, _mm_movehl_ps(b, b));
+    return _mm_cvtss_f32(op(c, _mm_shuffle_ps(c, c, 0x01)));
+  }
+  static float hsum(const R& v) {
+    return tree(v, [](auto a, auto b) {
+      if constexpr (sizeof(a) == 32) {
+        return _mm256_add_ps(a, b);
+      } else {
+        return _mm_add_ps(a, b);
+      }
+    });
+  }
+  static float hmax(const R& v) {
+    return tree(v, [](auto a, auto b) {
+      if constexpr (sizeof(a) == 32) {
+        return _mm256_max_ps(a, b);
+      } else {
+        return _mm_max_ps(a, b);
+      }
+    });
+  }
+
+  // 4 trees at once: the halves' sums, then l + 4 across two vectors' 128-bit halves, then the
+  // pairs within each half; lanes 0, 4, 1, 5 of the result hold acc[0 .. 3]'s sums.
+  template <int N>
+  static void reduce(const R* acc, float* out) {
+    static_assert(N == 4);
+    __m256 a[4];
+    for (int i = 0; i < 4; ++i) a[i] = _mm256_add_ps(acc[i].lo, acc[i].hi);
+    const __m256 z0 = _mm256_add_ps(_mm256_permute2f128_ps(a[0], a[1], 0x20), _mm256_permute2f128_ps(a[0], a[1], 0x31));
+    const __m256 z1 = _mm256_add_ps(_mm256_permute2f128_ps(a[2], a[3], 0x20), _mm256_permute2f128_ps(a[2], a[3], 0x31));
+    const __m256 r = _mm256_add_ps(_mm256_shuffle_ps(z0, z1, 0x44), _mm256_shuffle_ps(z0, z1, 0xEE));
+    const __m256 f = _mm256_add_ps(_mm256_shuffle_ps(r, r, 0x88), _mm256_shuffle_ps(r, r, 0xDD));
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, f);
+    out[0] = lanes[0];
+    out[1] = lanes[4];
+    out[2] = lanes[1];
+    out[3] = lanes[5];
+  }
+};
+
 }  // namespace
 
 const Kernels& avx2_kernels() {
-  static const Kernels k{sincos, rotate<Vec>, angle_sum<double>, angle_sum<float>};
+  static const Kernels k{sincos, rotate<Vec>, angle_sum<double>, angle_sum<float>, attend<Lanes>, attend_merge<Lanes>};
   return k;
 }
 

@@ -4,6 +4,7 @@
 #include <sleef.h>
 
 #include "../generic/angle_sum.hpp"
+#include "../generic/attend.hpp"
 #include "../generic/rotate.hpp"
 #include "../kernels.hpp"
 
@@ -129,10 +130,124 @@ struct Vec {
   static __m512 swap_pairs(__m512 v) { return _mm512_permute_ps(v, 0xB1); }
 };
 
+// Attention's 16 lanes (generic/attend.hpp): one vector.
+struct Lanes {
+  using R = __m512;
+  // 16 dot products at once take 16 of the 32 registers, with 4 rows of K and a query vector
+  // besides; P V holds 16 accumulators likewise.
+  static constexpr int kDots = 16;
+  static constexpr int kPvAccumulators = 16;
+
+  static R zero() { return _mm512_setzero_ps(); }
+  static R set1(float x) { return _mm512_set1_ps(x); }
+  static R hold(R v) { return in_register(v); }
+  static R loadf(const float* p) { return _mm512_loadu_ps(p); }
+  static void storef(float* p, R v) { _mm512_storeu_ps(p, v); }
+  template <DType D>
+  static R load(const void* p, std::int64_t i) {
+    return Vec::load<D>(p, i);
+  }
+  static R add(R a, R b) { return _mm512_add_ps(a, b); }
+  static R sub(R a, R b) { return _mm512_sub_ps(a, b); }
+  static R mul(R a, R b) { return _mm512_mul_ps(a, b); }
+  static R div(R a, R b) { return _mm512_div_ps(a, b); }
+  static R fmadd(R a, R b, R c) { return _mm512_fmadd_ps(a, b, c); }
+  static R below(R v, int n, float x) {
+    const auto keep = static_cast<__mmask16>((1u << n) - 1);
+    return _mm512_mask_blend_ps(keep, _mm512_set1_ps(x), v);
+  }
+  static R exp(R v) { return Sleef_finz_expf16_u10avx512f(v); }
+  static float exp1(float x) { return Sleef_finz_expf1_u10purecfma(x); }
+  static float log1(float x) { return Sleef_finz_logf1_u10purecfma(x); }
+
+  // The tree (generic/attend.hpp): lanes l and l + 8, then l and l + 4 (128-bit blocks), then
+  // l and l + 2, l and l + 1 (within a block).
+  static float hsum(R v) {
+    const R a = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0xEE));
+    const R b = _mm512_add_ps(a, _mm512_shuffle_f32x4(a, a, 0x01));
+    const R c = _mm512_add_ps(b, _mm512_permute_ps(b, 0x0E));
+    return _mm512_cvtss_f32(_mm512_add_ps(c, _mm512_permute_ps(c, 0x01)));
+  }
+  static float hmax(R v) {
+    const R a = _mm512_max_ps(v, _mm512_shuffle_f32x4(v, v, 0xEE));
+    const R b = _mm512_max_ps(a, _mm512_shuffle_f32x4(a, a, 0x01));
+    const R c = _mm512_max_ps(b, _mm512_permute_ps(b, 0x0E));
+    return _mm512_cvtss_f32(_mm512_max_ps(c, _mm512_permute_ps(c, 0x01)));
+  }
+
+  // 16 trees at once, each level adding the halves of two vectors' partial sums: 15 adds and 30
+  // shuffles for 16 dot products (a tree per vector would take 4 adds and 4 shuffles each). Input
+  // slot s takes acc[4 (s mod 4) + s / 4], so that lane i of the result is acc[i]'s sum.
+  static R reduce16(const R* acc) {
+    R w[8], z[4], r[2];
+    const auto slot = [&](int s) { return acc[4 * (s % 4) + s / 4]; };
+    for (int i = 0; i < 8; ++i) {
+      const R a = slot(2 * i), b = slot(2 * i + 1);
+      w[i] = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE));
+    }
+    for (int j = 0; j < 4; ++j) {
+      z[j] = _mm512_add_ps(_mm512_shuffle_f32x4(w[2 * j], w[2 * j + 1], 0x88),
+                           _mm512_shuffle_f32x4(w[2 * j], w[2 * j + 1], 0xDD));
+    }
+    for (int i = 0; i < 2; ++i) {
+      r[i] = _mm512_add_ps(_mm512_shuffle_ps(z[2 * i], z[2 * i + 1], 0x44), _mm512_shuffle_ps(z[2 * i], z[2 * i + 1], 0xEE));
+    }
+    return _mm512_add_ps(_mm512_shuffle_ps(r[0], r[1], 0x88), _mm512_shuffle_ps(r[0], r[1], 0xDD));
+  }
+
+  // groups[g], lane h KC + j, is head h's key g KC + j (KC = 16 / HC): a transpose of HC-lane
+  // blocks (128-bit blocks for 4 heads, 256-bit halves for 2).
+  template <int HC>
+  static void by_head(const R* groups, R* out) {
+    if constexpr (HC == 1) {
+      out[0] = groups[0];
+    } else if constexpr (HC == 2) {
+      out[0] = _mm512_shuffle_f32x4(groups[0], groups[1], 0x44);
+      out[1] = _mm512_shuffle_f32x4(groups[0], groups[1], 0xEE);
+    } else {
+      static_assert(HC == 4);
+      const R t0 = _mm512_shuffle_f32x4(groups[0], groups[1], 0x44), t1 = _mm512_shuffle_f32x4(groups[2], groups[3], 0x44);
+      const R t2 = _mm512_shuffle_f32x4(groups[0], groups[1], 0xEE), t3 = _mm512_shuffle_f32x4(groups[2], groups[3], 0xEE);
+      out[0] = _mm512_shuffle_f32x4(t0, t1, 0x88);
+      out[1] = _mm512_shuffle_f32x4(t0, t1, 0xDD);
+      out[2] = _mm512_shuffle_f32x4(t2, t3, 0x88);
+      out[3] = _mm512_shuffle_f32x4(t2, t3, 0xDD);
+    }
+  }
+
+  // The tree of each of HC <= 4 vectors by one network (lane 4h: vector h's), where one tree each
+  // would take 4 times the shuffles: 8 blocks of two vectors, then 4-lane blocks of four, then
+  // within each 128-bit block.
+  template <class Op>
+  static R trees4(const R* v, Op op) {
+    const R w0 = op(_mm512_shuffle_f32x4(v[0], v[1], 0x44), _mm512_shuffle_f32x4(v[0], v[1], 0xEE));
+    const R w1 = op(_mm512_shuffle_f32x4(v[2], v[3], 0x44), _mm512_shuffle_f32x4(v[2], v[3], 0xEE));
+    const R z = op(_mm512_shuffle_f32x4(w0, w1, 0x88), _mm512_shuffle_f32x4(w0, w1, 0xDD));
+    const R c = op(z, _mm512_permute_ps(z, 0x4E));
+    return op(c, _mm512_permute_ps(c, 0xB1));
+  }
+  template <int HC, class Op>
+  static void heads(const R* v, float* out, Op op) {
+    R four[4];
+    for (int h = 0; h < 4; ++h) four[h] = v[h < HC ? h : 0];
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, trees4(four, op));
+    for (int h = 0; h < HC; ++h) out[h] = lanes[4 * h];
+  }
+  template <int HC>
+  static void hsum_heads(const R* v, float* out) {
+    heads<HC>(v, out, [](R a, R b) { return _mm512_add_ps(a, b); });
+  }
+  template <int HC>
+  static void hmax_heads(const R* v, float* out) {
+    heads<HC>(v, out, [](R a, R b) { return _mm512_max_ps(a, b); });
+  }
+};
+
 }  // namespace
 
 const Kernels& avx512_kernels() {
-  static const Kernels k{sincos, rotate<Vec>, angle_sum<double>, angle_sum<float>};
+  static const Kernels k{sincos, rotate<Vec>, angle_sum<double>, angle_sum<float>, attend<Lanes>, attend_merge<Lanes>};
   return k;
 }
 

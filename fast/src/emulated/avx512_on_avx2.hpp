@@ -1,7 +1,7 @@
 #pragma once
 // The AVX-512 path's intrinsics onto AVX2, for a test build that runs avx512/kernels.cpp on a
 // machine without AVX-512 (the CPUs this project is developed on lack it). SIMDe (libsimde-dev)
-// emulates most of them; the seven it does not (0.7.4) are written here from Intel's definitions,
+// emulates most of them; the eight it does not (0.7.4) are written here from Intel's definitions,
 // on halves with the AVX2/FMA/F16C instruction of the same rounding where one exists. The list is
 // exactly the intrinsics the path uses: one added to the kernels without a line here is a
 // compile error in this build (GCC refuses to inline an AVX-512 intrinsic into AVX2 code).
@@ -98,6 +98,19 @@ inline Sleef_m512d_2 sincosd8_u35(simde__m512d a) {
   return {vector<simde__m512d>(reinterpret_cast<const double*>(s)), vector<simde__m512d>(reinterpret_cast<const double*>(c))};
 }
 
+inline float cvtss_f32(simde__m512 v) {  // lane 0
+  float out[16];
+  lanes(v, out);
+  return out[0];
+}
+
+inline simde__m512 expf16_u10(simde__m512 a) {  // on halves, as sincosd8_u35
+  __m256 in[2], r[2];
+  std::memcpy(in, &a, 64);
+  for (int h = 0; h < 2; ++h) r[h] = Sleef_finz_expf8_u10avx2(in[h]);
+  return vector<simde__m512>(reinterpret_cast<const float*>(r));
+}
+
 }  // namespace posenc::emulated
 
 #define __m512 simde__m512
@@ -105,6 +118,7 @@ inline Sleef_m512d_2 sincosd8_u35(simde__m512d a) {
 #define __m512d simde__m512d
 #define Sleef___m512d_2 posenc::emulated::Sleef_m512d_2
 #define Sleef_finz_sincosd8_u35avx512f posenc::emulated::sincosd8_u35
+#define Sleef_finz_expf16_u10avx512f posenc::emulated::expf16_u10
 
 // SIMDe's emulations. (#undef first: without optimization GCC defines some as macros.)
 #undef _mm512_loadu_pd
@@ -161,7 +175,29 @@ inline Sleef_m512d_2 sincosd8_u35(simde__m512d a) {
 #define _mm512_setr_epi32 simde_mm512_setr_epi32
 #undef _mm512_extracti32x4_epi32
 #define _mm512_extracti32x4_epi32 simde_mm512_extracti32x4_epi32
+#undef _mm512_setzero_ps
+#define _mm512_setzero_ps simde_mm512_setzero_ps
+#undef _mm512_store_ps
+#define _mm512_store_ps simde_mm512_store_ps
+#undef _mm512_set1_ps
+#define _mm512_set1_ps simde_mm512_set1_ps
+#undef _mm512_add_ps
+#define _mm512_add_ps simde_mm512_add_ps
+#undef _mm512_sub_ps
+#define _mm512_sub_ps simde_mm512_sub_ps
+#undef _mm512_div_ps
+#define _mm512_div_ps simde_mm512_div_ps
+#undef _mm512_max_ps
+#define _mm512_max_ps simde_mm512_max_ps
+#undef _mm512_mask_blend_ps
+#define _mm512_mask_blend_ps simde_mm512_mask_blend_ps
+#undef _mm512_shuffle_f32x4
+#define _mm512_shuffle_f32x4 simde_mm512_shuffle_f32x4
+#undef _mm512_shuffle_ps
+#define _mm512_shuffle_ps simde_mm512_shuffle_ps
 // Ours.
+#undef _mm512_cvtss_f32
+#define _mm512_cvtss_f32 posenc::emulated::cvtss_f32
 #undef _mm512_cvtepu16_epi32
 #define _mm512_cvtepu16_epi32 posenc::emulated::cvtepu16_epi32
 #undef _mm512_cvtepi32_epi16

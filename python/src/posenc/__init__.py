@@ -9,7 +9,7 @@ verdict on your outputs from posenc's own judge (the CLI's `posenc serve`, SPEC.
 
 pytest: @posenc.cases("rope/*", formats=["f32", "bf16"], profile="standard") (posenc.pytest_plugin).
 """
-from .case import Case
+from .case import Case, load_cases
 from .errors import PosencError
 from .formats import FORMATS
 from .hf import generate_hf_vectors
@@ -26,4 +26,4 @@ def cases(pattern, formats=None, profile="strict", **options):
 
 
 __all__ = ["Case", "Element", "FORMATS", "PosencError", "ResultsWriter", "Session", "Summary", "Verdict", "cases",
-           "generate_hf_vectors"]
+           "generate_hf_vectors", "load_cases"]

@@ -144,7 +144,7 @@ class Case:
         return self.inputs(fmt, torch, device)["x"]
 
     def hf_rope_config(self):
-        """The parameters as a Hugging Face-style config fragment: {"head_dim", "rope_parameters":
+        """The parameters (an attention case's: its rope's) as a Hugging Face-style config fragment: {"head_dim", "rope_parameters":
         {"rope_type", "rope_theta", ...}} in transformers' key names.
 
         The CLI writes it (models/hf_rope_dict.hpp) in the group header `posenc serve` sends, the
@@ -192,6 +192,15 @@ def _in_order(values, shape, name, where):
             f"({'[queries, query_heads, value_dim]' if name == 'O' else '[queries, query_heads]'}; from "
             f"scaled_dot_product_attention's [batch, heads, queries, dim], .transpose(-3, -2))")
     return v
+
+
+def load_cases(path):
+    """The cases a Session.cases(save=path) wrote, with the formats that session judged them in:
+    for running code where the CLI does not run; its outputs (a ResultsWriter's file) are then
+    judged by `posenc verify` where it does."""
+    import json
+    with open(path) as f:
+        return [c for line in f if line.strip() for c in cases_from_message(json.loads(line)) if c.formats]
 
 
 def cases_from_message(message):

@@ -75,13 +75,14 @@ class Session:
         return self._answer()
 
     # --- cases ---------------------------------------------------------------------------------
-    def cases(self, filter=None, formats=None, exclude=None, valid=True, expected=False):
+    def cases(self, filter=None, formats=None, exclude=None, valid=True, expected=False, save=None):
         """The cases of the vector files `filter` selects (patterns as `posenc verify --filter`:
         rope/none, rope, 'rope/y*'; default every file), each with the formats it is judged in
         among `formats` (default the session's). valid: True (default), False, or None for both.
         expected: also fetch each case's correct roundings (Case.expected(fmt)). A case judged in
         none of the formats (its inputs are not values of any) is left out; the summary counts it
-        as not judged (inputs not representable)."""
+        as not judged (inputs not representable). save: also write the answer's lines to that file,
+        which posenc.load_cases reads where no CLI runs (a machine that only runs the code)."""
         request = {"op": "cases"}
         for key, value in (("filter", filter), ("exclude", exclude), ("formats", formats)):
             if value is not None:
@@ -91,14 +92,17 @@ class Session:
         if expected:
             request["expected"] = True
         self._send(request)
-        out = []
+        messages = []
         while True:
             message = self._answer()
             if message.get("end") == "cases":
-                return out
-            for c in cases_from_message(message):
-                if c.formats:
-                    out.append(c)
+                break
+            messages.append(message)
+        if save is not None:
+            with open(save, "w") as f:
+                for message in messages:
+                    f.write(json.dumps(message, separators=(",", ":")) + "\n")
+        return [c for m in messages for c in cases_from_message(m) if c.formats]
 
     # --- judging -------------------------------------------------------------------------------
     def judge(self, case, fmt, outputs=None, status="ok", elements=False, lse=None):

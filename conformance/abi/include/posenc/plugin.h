@@ -64,7 +64,7 @@ enum posenc_working_format {
 
 /* The format a plugin's attention rounds its scores s = scale q'.k' + b to, or its softmax
  * probabilities P to before P V, for one storage format (conformance/SPEC.md section 5,
- * "Attention": the score format S and the probability format P). PyTorch's math path in bf16
+ * "Attention": the score format S and the probability format P). MLX's CPU attention in bf16
  * rounds the scores to bf16; FlashAttention rounds P to the storage format. */
 enum posenc_rounding_format {
   POSENC_ROUNDING_NONE = 0, /* not rounded: kept in the working format */

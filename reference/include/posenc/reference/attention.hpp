@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "posenc/formulas/attention_scale.hpp"
 #include "posenc/params/attention.hpp"
 #include "posenc/reference/alibi.hpp"
 #include "posenc/reference/approx_number.hpp"
@@ -99,20 +100,10 @@ Approx<R> bounded_dot(const BoundedVector<R>& a, const BoundedVector<R>& b) {
   return {sum, R(bound)};
 }
 
-// The exact softmax scale: the given binary64 value, or 1/sqrt(denominator) (head_dim by
-// default), times DeepSeek-V2's g(factor, mscale_all_dim)^2 when asked for.
+// The exact softmax scale (formulas/attention_scale.hpp, certified).
 template <class R>
 Approx<R> attention_scale(const AttentionParams& p) {
-  if (p.scale) return exact_double<R>(*p.scale);
-  const Approx<R> denominator =
-      p.scale_denominator ? exact_double<R>(*p.scale_denominator) : exact_int<R>(p.head_dim);
-  Approx<R> scale = exact_int<R>(1) / sqrt(denominator);
-  if (p.scale_mscale_all_dim) {
-    const Approx<R> g = formulas::rope_detail::yarn_mscale(*p.rope->scaling.factor,
-                                                           exact_double<R>(*p.scale_mscale_all_dim));
-    scale = scale * g * g;
-  }
-  return scale;
+  return formulas::attention_scale<Approx<R>>(p);
 }
 
 // What attention_row needs of a case at one precision: the scale, the frequencies and every

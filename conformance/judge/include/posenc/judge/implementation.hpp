@@ -65,6 +65,13 @@ class Implementation {
     (void)storage;
     return std::nullopt;
   }
+  // The format its attention arithmetic (dot products, softmax, P V) is done in for outputs stored
+  // in `storage`, where it differs from working_format's (SPEC.md section 5, "Attention"): an
+  // implementation may form angles in binary64 and attend in binary32. Nothing: working_format's.
+  virtual std::optional<Format> attention_working_format(Format storage) const {
+    (void)storage;
+    return std::nullopt;
+  }
   // Attention (SPEC.md section 5): the format the implementation declares it rounds the scores
   // and the softmax's probabilities to, for outputs stored in `storage`; nothing: not rounded
   // (kept in the working format), unless the user says otherwise.

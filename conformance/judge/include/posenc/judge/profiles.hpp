@@ -74,6 +74,10 @@ struct Tolerance {
   // default_working_format. `standard` counts its angle allowance in the working format's u.
   std::map<Format, Format> working;
   Format working_format(Format storage) const;
+  // The working format of attention's arithmetic where an implementation declares one of its own
+  // (Implementation::attention_working_format); without an entry, working_format's.
+  std::map<Format, Format> attention_working;
+  Format attention_working_format(Format storage) const;
   // Attention (SPEC.md section 5): the formats the scores s = scale q.k (+ bias) and the
   // softmax's probabilities P are rounded to, per storage format (declared by the implementation,
   // or the user's); without an entry, or with an empty one, they stay in the working format.
