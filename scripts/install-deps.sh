@@ -21,6 +21,7 @@ packages=(
 )
 tests=(
   libgtest-dev
+  ccache              # the builds of every fresh clone reuse the last ones' objects (CMakeLists.txt)
   python3-venv        # .venv (scripts/python-venv.sh): Debian's Python 3.11 and the tests' PyPI pins
   python3-numpy       # with /usr/bin/python3: the seed 003 numpy RoPE example (examples/python), the bug zoo (bugs/)
 )

@@ -3,10 +3,11 @@
 # - build-asan/ (scripts/configure-asan.sh): ONE clang build with ASan and UBSan that serves both
 #   this run and the libFuzzer targets (make fuzz). It runs every CTest test (the fuzz replays
 #   instrumented like the fuzzers) but the whole-file reference runs named below and two more:
-#   the headless-Chromium page check (not configured there) and the install-and-consume test,
-#   whose consumers would have to link the sanitizer runtime; both run in `make test`, and the
-#   C++ they exercise (reports,
-#   compare, the plugin and results routes) runs here in the cli, verify, plugin and suite tests.
+#   the headless-Chromium page check (not configured there), the install-and-consume test, whose
+#   consumers would have to link the sanitizer runtime, and the `pip install ./python` test,
+#   whose wheel builds its own uninstrumented CLI; they run in `make test`, and the C++ they
+#   exercise (reports, compare, the plugin and results routes, the Python route's serve) runs
+#   here in the cli, verify, plugin, python and suite tests.
 #   CTEST_ARGS selects tests (e.g. "-L hostile", "-LE plugins").
 # - build-tsan/: GCC with -fsanitize=thread; only the multi-threaded fast tests are built and run,
 #   on the vector paths (their scalar instances run in `make test` and in build-asan/).
@@ -29,6 +30,10 @@ cmake --build build-asan -j "$jobs"
 # - the judging of each in-process mutant below (> 2 s in Release): the same mutants as plugins
 #   (plugins.*.mutant, plugins.*.property, the unrotated and sign-flip plugins) go through the
 #   same runner, profiles and properties via `posenc conform`.
+# - every vector through the plugin ABI with every property check in one run
+#   (plugins.double.standard, 154 s of test time under ASan): the runner, the ABI and the judge
+#   run here on each family's files in the other plugins.* checks, and the properties through
+#   the ABI in plugins.*.properties.
 # conform_mutants' quick checks (tampered vectors, invalid parameters, ALiBi, one ulp off, the
 # margin of a pass, ...) still run here. And the recomputation of every shipped case through the
 # reference (vectors_expected_values), which vectors_regenerate_identical does here
@@ -52,7 +57,7 @@ whole_files=(
 gtest_filter="-$(IFS=:; echo "${whole_files[*]}")"
 # shellcheck disable=SC2086  # CTEST_ARGS is a list of ctest options
 (cd build-asan && GTEST_FILTER=$gtest_filter \
-  ctest --output-on-failure -j "$jobs" -E '^(readme_routes_installed|plugins\.reference\.(all|attention)|vectors_expected_values)$' \
+  ctest --output-on-failure -j "$jobs" -E '^(readme_routes_installed|pip_install_python|plugins\.reference\.(all|attention)|plugins\.double\.standard|vectors_expected_values)$' \
   ${CTEST_ARGS:-})
 
 scripts/configure.sh build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOSENC_TSAN=ON -DPOSENC_BROWSER_TEST=OFF \
