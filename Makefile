@@ -19,7 +19,7 @@ CONFIGURE = scripts/configure.sh $(BUILD_DIR) $(CMAKE_FLAGS) -DPOSENC_WERROR=$(P
 # turned them on, `make conform` keeps them.
 NO_TESTS = $(if $(wildcard $(BUILD_DIR)/CMakeCache.txt),,-DBUILD_TESTING=OFF)
 
-.PHONY: all build conform test sanitize fuzz bench vectors peers verify-models clean
+.PHONY: all build conform test sanitize fuzz bench vectors peers verify-models mutation clean
 
 all: build
 
@@ -56,6 +56,16 @@ FUZZ_SECONDS ?= 30
 fuzz:
 	@scripts/install-deps.sh fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+# Mutation testing of the formulas (docs/mutation.md): every mutant of tests/mutation/mutants.py
+# built as an implementation and judged on the shipped vectors under `standard`; prints the score
+# and every survivor (ctest -L mutation runs a fixed sample of them).
+mutation:
+	@POSENC_BROWSER_TEST=$(BROWSER_TEST) POSENC_PYTHON_TESTS=$(PYTHON_TESTS) POSENC_PEER_TESTS=$(PEER_TESTS) \
+	  scripts/install-deps.sh test
+	@$(CONFIGURE) -DBUILD_TESTING=ON -DPOSENC_BROWSER_TEST=$(BROWSER_TEST) -DPOSENC_PYTHON_TESTS=$(PYTHON_TESTS) \
+	  -DPOSENC_PEER_TESTS=$(PEER_TESTS) -DPOSENC_MUTATION_CAMPAIGN=ON
+	@/usr/bin/python3 tests/mutation/campaign.py run $(BUILD_DIR) --jobs $(JOBS)
 
 # Speed of the fast path against copy bandwidth, naive loops and the reference, with a ratio table.
 bench:

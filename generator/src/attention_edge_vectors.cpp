@@ -324,6 +324,23 @@ VectorFile conditioning_file() {
     require(dominance(c, many, {0}) >= 7, c, "the sink does not lead by 7");
     b.add(std::move(c));
   }
+
+  // Appended (the tcIds before it stay; docs/mutation.md): uniform weights with two KV heads.
+  // The exact ties above have one KV head, so a kernel's path for exactly equal weights could
+  // read every query head's values from KV head 0 and pass them.
+  b.note("UniformWeights",
+         "q = 0 with 2 KV heads: every logit is exactly 0 and every weight exactly 1, so O is the mean of the values "
+         "of each query head's own KV head (heads 2 and 3 read KV head 1)");
+  const auto grouped = attention(16, 4, 2, std::nullopt);
+  b.group(CaseType::attention, grouped, "uniform weights: q = 0, no positional encoding, " + heads_text(grouped),
+          kCommonGrid);
+  for (std::int64_t keys : {3, 5}) {
+    VectorCase z = random_case(b, grouped, decode(keys, 0),
+                               std::to_string(keys) + " keys, q = 0: every logit 0, O the mean of each KV head's v",
+                               {"Decode", "GroupedQuery", "ExactTie", "UniformWeights"});
+    std::fill(z.attention.q.begin(), z.attention.q.end(), 0.0);
+    b.add(std::move(z));
+  }
   return std::move(b).finish();
 }
 

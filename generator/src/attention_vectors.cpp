@@ -260,6 +260,29 @@ VectorFile scalings_file() {
   for (std::int64_t j = 0; j < 8; ++j) s.key_positions.insert(s.key_positions.end(), {10 + j, 10 + j, 10 + j});
   s.query_positions = {17, 17, 17};
   b.add(random_case(b, qwen, s, "24 patches at t = 4, then text at 10 .. 17", {"Decode", "ModelConfig", "VisionTokens"}, -2));
+  // Appended (the tcIds before them stay): the scale's other two sources, and M-RoPE queries of
+  // their own positions, which no group above reaches (docs/mutation.md).
+  b.note("GivenScale", "the case gives the softmax scale (FlashAttention's softmax_scale): 1/16, not 1/sqrt(head_dim)");
+  auto given = attention(64, 2, 1, llama_rope(64, 10000));
+  given.scale = 0.0625;
+  b.group(CaseType::attention, given, "decode with the softmax scale 1/16 given, Llama-style RoPE, " + heads_text(given),
+          kCommonGrid);
+  b.add(random_case(b, given, decode(32, 0), "32 keys", {"Decode", "GroupedQuery", "GivenScale"}, -1));
+  b.note("ScaleDenominator",
+         "the scale is 1/sqrt(scale_denominator), not 1/sqrt(head_dim) (Gemma 2's query_pre_attn_scalar)");
+  auto gemma = attention(128, 2, 1, llama_rope(128, 10000));
+  gemma.scale_denominator = 144.0;
+  model_decode(b, gemma, "Gemma 2 27B's scale: query_pre_attn_scalar 144 for head_dim 128 (scale 1/12), RoPE base 10000",
+               {31, 8191}, 32, {"ScaleDenominator"});
+  b.note("MultiAxisPrefill",
+         "M-RoPE with several query rows: query row i's positions are its 3 axes at i x 3 of query_positions (a "
+         "kernel that indexes them as 1-D RoPE's reads another token's)");
+  b.group(CaseType::attention, qwen, "Qwen2-VL M-RoPE prefill: the last 4 of 8 text tokens after 24 image patches, " +
+                                         heads_text(qwen),
+          kCommonGrid);
+  b.add(random_case(b, qwen, Shape{4, 32, {14, 14, 14, 15, 15, 15, 16, 16, 16, 17, 17, 17}, s.key_positions},
+                    "24 patches at t = 4, text at 10 .. 17, the queries at 14 .. 17",
+                    {"Prefill", "ModelConfig", "VisionTokens", "MultiAxisPrefill"}, -2));
   return std::move(b).finish();
 }
 
@@ -290,6 +313,33 @@ VectorFile alibi_file() {
   symmetric.alibi = alibi;
   b.group(CaseType::attention, symmetric, "bidirectional ALiBi (symmetric), " + heads_text(symmetric), kCommonGrid);
   b.add(random_case(b, symmetric, prefill(6, 6, 0), "6 tokens, no mask", {"Symmetric", "NonPowerOfTwoHeads"}, -1));
+  // Appended (the tcIds before them stay; docs/mutation.md): a row whose logits span more than any
+  // exp can take without the maximum subtracted, and ALiBi beside M-RoPE, where the bias reads
+  // the first position axis.
+  b.note("HugeLogitRange",
+         "head 0's bias reaches -20000 (slope 1/2, distance 40000): its logits span more than 11356, past which "
+         "e^x overflows even long double (binary32: 88), so only a softmax that subtracts the row's maximum stays "
+         "finite");
+  auto far = attention(16, 8, 8, std::nullopt);
+  far.alibi = AlibiParams{};
+  far.alibi->n_heads = 8;
+  b.group(CaseType::attention, far, "ALiBi (causal) over 40000 positions, " + heads_text(far), kCommonGrid);
+  Shape spread{1, 16, {40000}, {}};
+  for (std::int64_t j = 0; j < 8; ++j) spread.key_positions.push_back(j);
+  for (std::int64_t j = 0; j < 8; ++j) spread.key_positions.push_back(39993 + j);
+  b.add(random_case(b, far, spread, "8 keys at 0 .. 7 and 8 at 39993 .. 40000, the query at 40000",
+                    {"Decode", "HugeLogitRange"}, -1));
+  b.note("RopeWithAlibi", "RoPE (M-RoPE here) and ALiBi in one attention: the bias reads each token's first position axis");
+  auto both = attention(128, 2, 2, published::qwen2_vl());
+  both.alibi = AlibiParams{};
+  both.alibi->n_heads = 2;
+  b.group(CaseType::attention, both, "Qwen2-VL's M-RoPE with ALiBi: the bias on the temporal axis, " + heads_text(both),
+          kCommonGrid);
+  Shape patches{1, 32, {17, 17, 17}, {}};
+  for (std::int64_t j = 0; j < 24; ++j) patches.key_positions.insert(patches.key_positions.end(), {4, 4 + j / 6, 4 + j % 6});
+  for (std::int64_t j = 0; j < 8; ++j) patches.key_positions.insert(patches.key_positions.end(), {10 + j, 10 + j, 10 + j});
+  b.add(random_case(b, both, patches, "24 patches at t = 4, then text at 10 .. 17", {"Decode", "RopeWithAlibi"},
+                    -2));
   return std::move(b).finish();
 }
 

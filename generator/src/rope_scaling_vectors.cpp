@@ -143,6 +143,46 @@ VectorFile yarn_file() {
   below_one.scaling.original_max_positions = 4096;
   add_rope_suite(b, below_one, "yarn factor 0.5 (below 1: attention factor 1), original 4096, head_dim 128",
                  suite({"FactorBelowOne"}));
+  // The groups below close gaps that mutation testing found (docs/mutation.md): each reaches a
+  // branch or constant of the YaRN formula that no group above decides. Appended, so that the
+  // tcIds before them stay.
+  b.note("RampGuard",
+         "beta_fast = beta_slow and c(beta) 0.0005 below the integer 20: HF's linear_ramp_factor widens the "
+         "zero-width ramp by 0.001 (\"if min == max: max += 0.001\"), so pair 20's ramp is (20 - c)/0.001, about "
+         "0.48: the guard's 1/1000 decides the frequency");
+  // Factor 65/64: the ramp multiplies c's rounding error by 1/0.001, and the blend's condition
+  // |1 - 1/s| (1/65 here, 31/32 at factor 32) damps it again, so that pair 20's frequency stays
+  // within strict's 4 units for code that forms c in 64-bit arithmetic (SPEC.md section 5).
+  auto guard = rope(64, 31827.0, RopeLayout::half, RopeScalingKind::yarn);
+  guard.scaling.factor = 1.015625;
+  guard.scaling.original_max_positions = 4096;
+  guard.scaling.beta_fast = 1.0;
+  guard.scaling.beta_slow = 1.0;
+  guard.scaling.truncate = false;
+  add_rope_suite(b, guard,
+                 "yarn factor 1.015625, original 4096, head_dim 64, beta_fast = beta_slow = 1, untruncated, base "
+                 "31827: c(1) = 19.99952, so pair 20 lies inside the 0.001-wide ramp",
+                 suite({"Untruncated", "AttentionFactor", "RampGuard"}));
+  b.note("ClampedRange",
+         "the correction range reaches past both ends of [0, D - 1] (c(beta_fast) < 0, c(beta_slow) > D - 1): HF's "
+         "find_correction_range clamps it there (max(low, 0), min(high, D - 1)), and every pair lies on the ramp");
+  auto clamped = rope(64, 100.0, RopeLayout::half, RopeScalingKind::yarn);
+  clamped.scaling.factor = 16.0;
+  clamped.scaling.original_max_positions = 4096;
+  clamped.scaling.beta_fast = 1024.0;
+  clamped.scaling.beta_slow = 0.05;
+  add_rope_suite(b, clamped,
+                 "yarn factor 16, original 4096, head_dim 64, base 100, beta_fast 1024, beta_slow 0.05, truncated: "
+                 "c(1024) = -3.14 and c(0.05) = 65.84, so low = max(-4, 0) = 0 and high = min(66, 63) = 63",
+                 suite({"Truncated", "AttentionFactor", "ClampedRange"}));
+  b.note("SmallFactor",
+         "factor 2, just above 1: the attention factor is g(2, 1) = 0.1 ln 2 + 1 (its formula's branch for s > 1, "
+         "nearest its threshold)");
+  auto small = rope(128, 10000.0, RopeLayout::half, RopeScalingKind::yarn);
+  small.scaling.factor = 2.0;
+  small.scaling.original_max_positions = 4096;
+  add_rope_suite(b, small, "yarn factor 2 (attention factor 0.1 ln 2 + 1), original 4096, head_dim 128",
+                 suite({"Truncated", "AttentionFactor", "SmallFactor"}));
   return std::move(b).finish();
 }
 
@@ -174,6 +214,18 @@ VectorFile llama3_file() {
   p.layout = RopeLayout::half;
   add_rope_suite(b, p, "llama3 factor 16, low_freq_factor = high_freq_factor = 1 (no medium band), half layout",
                  model_suite());
+  // Appended (the tcIds before it stay): every group above has low_freq_factor 1, where L0 / low
+  // and L0 * low agree (docs/mutation.md).
+  b.note("LowFreqFactor",
+         "low_freq_factor 2, not 1: the low-frequency threshold L0 / low_freq_factor (4096) is not L0 itself, as it "
+         "is in every published Llama 3 config");
+  auto low = published::llama31_8b();
+  low.scaling.low_freq_factor = 2.0;
+  low.scaling.high_freq_factor = 8.0;
+  add_rope_suite(b, low,
+                 "Llama 3.1 8B's RoPE with low_freq_factor 2 and high_freq_factor 8: thresholds 4096 and 1024 "
+                 "(head_dim 128, rope_theta 500000, factor 8, original 8192)",
+                 suite({"LowFreqFactor"}));
   return std::move(b).finish();
 }
 
@@ -208,6 +260,29 @@ VectorFile longrope_file() {
                  "Phi-3-vision's LongRoPE factors with max_position_embeddings 2048, below original 4096 (factor "
                  "0.5: attention factor 1), seq_len 2048 (every position below it)",
                  s);
+  // Appended (the tcIds before them stay): the attention factor's other two branches, which no
+  // group above decides (docs/mutation.md).
+  b.note("GivenAttentionFactor",
+         "the config gives attention_factor (1.25): it replaces sqrt(1 + ln f / ln L0) (HF "
+         "_compute_longrope_parameters reads rope_scaling.attention_factor first)");
+  auto given = published::phi3_longrope(131072);
+  given.scaling.attention_factor = 1.25;
+  RopeSuite g = suite({"GivenAttentionFactor", "LongFactor"});
+  g.below = 131072;
+  add_rope_suite(b, given,
+                 "Phi-3-vision's LongRoPE with attention_factor 1.25 given, seq_len 131072 (every position below it)",
+                 g);
+  b.note("SmallFactor",
+         "factor 2, just above 1: the attention factor is sqrt(1 + ln 2 / ln L0) (its formula's branch for f > 1, "
+         "nearest its threshold)");
+  auto small = published::phi3_longrope(8192);
+  small.scaling.factor = 2.0;
+  RopeSuite f = suite({"SmallFactor", "LongFactor"});
+  f.below = 8192;
+  add_rope_suite(b, small,
+                 "Phi-3-vision's LongRoPE factors with max_position_embeddings 8192 (factor 2: attention factor "
+                 "sqrt(1 + ln 2 / ln 4096)), seq_len 8192 (every position below it)",
+                 f);
   return std::move(b).finish();
 }
 

@@ -48,6 +48,22 @@ VectorFile table_file(SinusoidalFrequencies frequencies) {
   p.base = 500.0;
   b.group(CaseType::sinusoidal_row, p, name(p));
   for (std::int64_t pos : {0, 7, 123456}) b.add(at(pos, "position " + std::to_string(pos), position_flags(pos)));
+  if (!paper) {
+    // Appended (the tcIds before it stay): d_model 6, the width where tensor2tensor's
+    // denominator max(d/2 - 1, 1) first exceeds 1; 2 and 4 take the 1 (docs/mutation.md).
+    b.note("SmallDModel",
+           "d_model 6: the smallest width whose tensor2tensor denominator max(d/2 - 1, 1) is d/2 - 1 = 2, next to "
+           "d_model 2 and 4, where it is 1");
+    for (auto layout : {SinusoidalLayout::interleaved, SinusoidalLayout::concatenated}) {
+      const auto d6 = sinusoidal(6, layout, frequencies);
+      b.group(CaseType::sinusoidal_row, d6, name(d6));
+      for (std::int64_t pos : {0, 1, 2, 3, 6, 50, 1000, 1000000}) {
+        auto flags = position_flags(pos);
+        flags.push_back("SmallDModel");
+        b.add(at(pos, "position " + std::to_string(pos), flags));
+      }
+    }
+  }
   return std::move(b).finish();
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "posenc/reference/learned.hpp"
 
 // Instantiated in engine_mpfr.cpp and engine_cpp_bin_float.cpp.
 extern template struct posenc::ref::Engine<posenc::ref::MpfrLadder>;
@@ -102,8 +103,7 @@ std::vector<Rounded> learned_lookup(const LearnedParams& p, std::span<const doub
                                     std::int64_t position, Backend b) {
   validate_learned_position(p, position);
   validate_input_vector("learned.table", table, p.parameter_count());
-  auto row = table.subspan(static_cast<std::size_t>(position * p.dim), static_cast<std::size_t>(p.dim));
-  return dispatch(b, [&](auto e) { return e.copy(row); });
+  return dispatch(b, [&](auto e) { return e.copy(ref::learned_row(p, table, position)); });
 }
 
 Rounded attention_scale(const AttentionParams& p, Backend b) {

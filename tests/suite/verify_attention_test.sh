@@ -19,11 +19,11 @@ write f32 >"$out/f32.json" && write f32 --without-lse >"$out/f32_o.json" && writ
   write f32 --probability-format bf16 --score-format f32 >"$out/declared.json" ||
   { echo "FAIL: attention_results.py did not run"; exit 1; }
 
-expect "O then L, the vectors' own f32 values, pass strict" 0 "CONFORMANT: 118 checks judged (f32 118); not judged" \
+expect "O then L, the vectors' own f32 values, pass strict" 0 "CONFORMANT: 126 checks judged (f32 126); not judged" \
   "$posenc" verify --results "$out/f32.json" --profile strict --filter attention
-expect "O alone passes, counted as judged on O alone" 0 "CONFORMANT: 118 checks judged (f32 118), 82 on O alone (L not given)" \
+expect "O alone passes, counted as judged on O alone" 0 "CONFORMANT: 126 checks judged (f32 126), 90 on O alone (L not given)" \
   "$posenc" verify --results "$out/f32_o.json" --profile strict --filter attention --report "$out/o_alone.json"
-[ "$(json "$out/o_alone.json" 'r["summary"]["accuracy"]["judged"]["f32"]["withoutL"]')" = 82 ] &&
+[ "$(json "$out/o_alone.json" 'r["summary"]["accuracy"]["judged"]["f32"]["withoutL"]')" = 90 ] &&
   ok "the JSON report counts them (withoutL)" || fail "withoutL in the JSON report"
 expect "compare reads withoutL back" 0 "CONFORMANT" "$posenc" compare "$out/o_alone.json"
 expect "bf16 O alone passes strict too" 0 "on O alone (L not given)" \
