@@ -20,23 +20,13 @@
 #include "posenc/errors.hpp"
 #include "posenc/fast/attention.hpp"
 #include "posenc/fast/fast.hpp"
+#include "test_setup.hpp"
 
 namespace posenc::fast {
 namespace {
 
-using Bytes = std::vector<std::uint8_t, detail::LineAligned<std::uint8_t>>;
-
-RopeParams rope_params(std::int64_t head_dim, RopeLayout layout, std::int64_t rotary_dim) {
-  RopeParams p;
-  p.head_dim = head_dim;
-  p.rotary_dim = rotary_dim;
-  p.base = 500000;
-  p.layout = layout;
-  p.scaling.kind = RopeScalingKind::yarn;
-  p.scaling.factor = 8;
-  p.scaling.original_max_positions = 8192;
-  return p;
-}
+using test_setup::Bytes;
+using test_setup::yarn_rope;
 
 // One call's setting: the attention, the formats, the cache's fill and the new tokens.
 struct Setting {
@@ -62,18 +52,18 @@ std::vector<Setting> settings() {
   std::vector<Setting> out;
   {
     Setting s{"llama-gqa-4", attention(8, 2, 128, 128, AttentionMask::causal), DType::bf16, DType::f32, 2500, 1, 100};
-    s.params.rope = rope_params(128, RopeLayout::half, 128);
+    s.params.rope = yarn_rope(RopeLayout::half, 128, 128);
     out.push_back(s);
   }
   {
     Setting s{"mha-interleaved-block", attention(3, 3, 64, 64, AttentionMask::causal), DType::f16, DType::bf16, 700, 5,
               (std::int64_t{1} << 31) - 800, 8};
-    s.params.rope = rope_params(64, RopeLayout::interleaved, 64);
+    s.params.rope = yarn_rope(RopeLayout::interleaved, 64, 64);
     out.push_back(s);
   }
   {
     Setting s{"group3-partial-none", attention(6, 2, 80, 40, AttentionMask::none), DType::f32, DType::f16, 33, 16, 7, 3};
-    s.params.rope = rope_params(80, RopeLayout::half, 32);
+    s.params.rope = yarn_rope(RopeLayout::half, 80, 32);
     out.push_back(s);
   }
   {
@@ -89,17 +79,17 @@ std::vector<Setting> settings() {
   }
   {
     Setting s{"group8-values-narrower", attention(16, 2, 192, 64, AttentionMask::causal), DType::f16, DType::f16, 1500, 2, 0, 16};
-    s.params.rope = rope_params(192, RopeLayout::interleaved, 64);
+    s.params.rope = yarn_rope(RopeLayout::interleaved, 192, 64);
     out.push_back(s);
   }
   {
     Setting s{"group2-empty-cache", attention(4, 2, 32, 32, AttentionMask::causal), DType::f32, DType::f32, 0, 1, 5};
-    s.params.rope = rope_params(32, RopeLayout::half, 32);
+    s.params.rope = yarn_rope(RopeLayout::half, 32, 32);
     out.push_back(s);
   }
   {
     Setting s{"mrope", attention(2, 1, 128, 128, AttentionMask::causal), DType::bf16, DType::bf16, 50, 2, 10};
-    s.params.rope = rope_params(128, RopeLayout::half, 128);
+    s.params.rope = yarn_rope(RopeLayout::half, 128, 128);
     s.params.rope->scaling = {};
     s.params.rope->mrope_section = {16, 24, 24};
     out.push_back(s);
@@ -507,7 +497,7 @@ TEST(Attention, PlansRefuseWhatTheDecodeKernelDoesNotOffer) {
   AttentionParams p = attention(4, 2, 32, 32, AttentionMask::explicit_);
   refused(p, "attention.mask");
   p.mask = AttentionMask::causal;
-  p.rope = rope_params(32, RopeLayout::half, 32);
+  p.rope = yarn_rope(RopeLayout::half, 32, 32);
   p.rope_table_given = true;
   refused(p, "attention.rope_table_given");
   refused(attention(4, 3, 32, 32, AttentionMask::causal), "attention.kv_heads");

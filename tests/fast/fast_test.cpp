@@ -25,25 +25,14 @@
 #include "elements.hpp"
 #include "posenc/errors.hpp"
 #include "posenc/fast/fast.hpp"
+#include "test_setup.hpp"
 #include "workers.hpp"
 
 namespace posenc::fast {
 namespace {
 
-RopeParams params(RopeLayout layout, std::int64_t head_dim, std::int64_t rotary_dim) {
-  RopeParams p;
-  p.head_dim = head_dim;
-  p.rotary_dim = rotary_dim;
-  p.base = 500000;
-  p.layout = layout;
-  p.scaling.kind = RopeScalingKind::yarn;
-  p.scaling.factor = 8;
-  p.scaling.original_max_positions = 8192;
-  return p;
-}
-
-// Tensors' bytes 64-byte aligned, as PyTorch's CPU allocator gives them.
-using Bytes = std::vector<std::uint8_t, detail::LineAligned<std::uint8_t>>;
+using test_setup::Bytes;
+using test_setup::yarn_rope;
 
 struct Batch {
   std::int64_t tokens = 37, heads = 3, stride = 0;
@@ -131,7 +120,7 @@ TEST_P(FastPath, EveryPathThreadCountAndTheCacheGiveTheSameBits) {
     for (auto [head_dim, rotary_dim] : {std::pair{128, 128}, {256, 256}, {32, 32}, {64, 48}, {18, 18}, {6, 4}}) {
       for (auto [d, pad] : {std::pair{DType::f32, 3}, {DType::f32, 8}, {DType::f32, 16}, {DType::bf16, 3}, {DType::bf16, 8},
                             {DType::bf16, 32}, {DType::f16, 8}}) {
-        const RopeParams p = params(layout, head_dim, rotary_dim);
+        const RopeParams p = yarn_rope(layout, head_dim, rotary_dim);
         const RopePlan plan(p);
         const Batch b = random_batch(p, d, static_cast<std::uint32_t>(head_dim * 7 + rotary_dim), pad);
         Bytes q0(b.q.size()), k0(b.k.size());
@@ -185,7 +174,7 @@ TEST_P(FastPath, NonFiniteInputsGiveTheSameResultsOnEveryPath) {
   const std::vector<std::uint16_t> specials_f16{0x7e00, 0xfe00, 0x7c01, 0x7fff, 0xffff, 0x7c00, 0xfc00};
   for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
     for (DType d : {DType::f32, DType::bf16, DType::f16}) {
-      const RopeParams p = params(layout, 64, 64);
+      const RopeParams p = yarn_rope(layout, 64, 64);
       const RopePlan plan(p);
       Batch b = random_batch(p, d, 11, 0);
       const std::size_t n = b.q.size() / size_of(d);
@@ -278,7 +267,7 @@ std::string error_of(F f) {
 TEST_P(FastPath, KWithItsOwnHeadCountGivesTheBitsOfSeparateCalls) {
   for (auto layout : {RopeLayout::interleaved, RopeLayout::half}) {
     for (auto [d, tokens] : {std::pair{DType::f32, 37}, {DType::bf16, 37}, {DType::f32, 600}}) {
-      const RopeParams p = params(layout, 128, 128);
+      const RopeParams p = yarn_rope(layout, 128, 128);
       const RopePlan plan(p);
       const Batch b = random_batch(p, d, 5, 8, tokens);
       const auto k_bytes = static_cast<std::size_t>(b.tokens * b.stride) * size_of(d);  // 1 head per token
@@ -387,7 +376,7 @@ TEST_P(FastPath, TokensInPartsAtOnceGiveTheBitsOfOnePart) {
     for (const Shape& shape : shapes) {
       for (DType d : shape.formats) {
         const auto [head_dim, rotary_dim] = std::pair{shape.head_dim, shape.rotary_dim};
-        const RopeParams p = params(layout, head_dim, rotary_dim);
+        const RopeParams p = yarn_rope(layout, head_dim, rotary_dim);
         const RopePlan plan(p);
         for (bool in_place : {true, false}) {
           const Batch b = random_batch(p, d, static_cast<std::uint32_t>(head_dim + rotary_dim), 8,
@@ -440,7 +429,7 @@ TEST_P(FastPath, TokensInPartsAtOnceGiveTheBitsOfOnePart) {
 TEST_P(FastPath, StreamedTokensOffTheAlignmentGiveTheSameBits) {
   const PartsUnforcedAtExit unforce;
   for (DType d : {DType::f32, DType::bf16}) {
-    const RopeParams p = params(RopeLayout::half, 128, 128);
+    const RopeParams p = yarn_rope(RopeLayout::half, 128, 128);
     const RopePlan plan(p);
     const Batch b = random_batch(p, d, 11, d == DType::f32 ? 16 : 32, 130);
     const std::int64_t token_stride = b.heads * b.stride + 1;
@@ -476,7 +465,7 @@ TEST_P(FastPath, StreamedTokensOffTheAlignmentGiveTheSameBits) {
 // bits of one thread, with cached and streamed stores, the second call of each at the same
 // positions (its rows kept).
 TEST_P(FastPath, ACallWhoseWorkersAreBusyGivesOneThreadsBits) {
-  const RopeParams p = params(RopeLayout::half, 128, 128);
+  const RopeParams p = yarn_rope(RopeLayout::half, 128, 128);
   const RopePlan plan(p);
   const Batch b = random_batch(p, DType::f32, 23, 0, 300);
   Bytes want_q(b.q.size()), want_k(b.k.size());
@@ -524,7 +513,7 @@ TEST(Fast, TheKeptAnchorBelongsToItsPlan) {
     rope_apply(cache, DType::f32, 1, 1, &position, t, {}, {Isa::scalar});
     EXPECT_EQ(y, z) << "base " << plan.params().base;
   };
-  RopeParams p = params(RopeLayout::half, 128, 128);
+  RopeParams p = yarn_rope(RopeLayout::half, 128, 128);
   const RopePlan first(p);
   p.base = 10000;
   const RopePlan second(p);
@@ -543,7 +532,7 @@ TEST(Fast, TheKeptAnchorBelongsToItsPlan) {
 // back, and M-RoPE calls of one token at other positions each give the bits a fresh thread
 // (nothing kept) gives.
 TEST(Fast, KeptRowsAndAnchorsGiveAFreshThreadsBits) {
-  RopeParams single = params(RopeLayout::half, 64, 64), mrope = single;
+  RopeParams single = yarn_rope(RopeLayout::half, 64, 64), mrope = single;
   mrope.scaling = {};
   mrope.mrope_section = {16, 8, 8};
   for (const RopeParams& p : {single, mrope}) {
@@ -580,7 +569,7 @@ TEST(Fast, KeptRowsAndAnchorsGiveAFreshThreadsBits) {
 // layers of a forward pass): calls in turn at the same, shifted and reversed positions, with
 // another plan, and around a call too long to keep every row, each give a RopeCache's bits.
 TEST(Fast, RowsKeptAcrossCallsGiveACachesBits) {
-  RopeParams p = params(RopeLayout::half, 128, 128);
+  RopeParams p = yarn_rope(RopeLayout::half, 128, 128);
   const RopePlan plan(p);
   p.base = 20000;
   const RopePlan other(p);
@@ -609,7 +598,7 @@ TEST(Fast, RowsKeptAcrossCallsGiveACachesBits) {
 // position, or its first position only, that move, that take another plan, a longer call and one
 // in place, on 1 and 2 threads, each give a RopeCache's bits.
 TEST(Fast, RowsKeptByARepeatedStreamingCallGiveACachesBits) {
-  RopeParams p = params(RopeLayout::half, 64, 64);
+  RopeParams p = yarn_rope(RopeLayout::half, 64, 64);
   const RopePlan plan(p);
   p.base = 20000;
   const RopePlan other(p);
@@ -646,7 +635,7 @@ TEST(Fast, RowsKeptByARepeatedStreamingCallGiveACachesBits) {
 }
 
 TEST(Fast, BadCallsAreRefusedWithTheParameterNamed) {
-  const RopePlan plan(params(RopeLayout::half, 8, 8));
+  const RopePlan plan(yarn_rope(RopeLayout::half, 8, 8));
   std::vector<float> x(8), y(8);
   RopeTensor q;
   q.in = x.data();
@@ -673,14 +662,14 @@ TEST(Fast, BadCallsAreRefusedWithTheParameterNamed) {
   std::vector<float> table(8), row(2);
   const std::int64_t four = 4;
   EXPECT_NE(error_of([&] { learned_lookup(l, table, {&four, 1}, row); }).find("learned.position = 4"), std::string::npos);
-  RopeParams bad = params(RopeLayout::half, 7, 6);
+  RopeParams bad = yarn_rope(RopeLayout::half, 7, 6);
   EXPECT_NE(error_of([&] { RopePlan p(bad); }).find("rope.head_dim = 7"), std::string::npos);
 }
 
 // A call of no tokens is valid (positions may then be null) and writes nothing, on every path,
 // with K or without, out of place and in place (rope.cpp, rotate_tokens: no run is made for it).
 TEST(Fast, ACallOfNoTokensWritesNothing) {
-  const RopePlan plan(params(RopeLayout::half, 8, 8));
+  const RopePlan plan(yarn_rope(RopeLayout::half, 8, 8));
   for (Isa isa : supported_isas()) {
     std::vector<float> in(32, 1.0f), out(32, 7.0f), k_in(32, 2.0f), k_out(32, 9.0f);
     const RopeTensor q = strided(in.data(), out.data(), 16, 8), k = strided(k_in.data(), k_out.data(), 16, 8);
@@ -701,7 +690,7 @@ TEST(Fast, ACallOfNoTokensWritesNothing) {
 // call is never taken for one whose arguments differ. (An ISA this CPU lacks is one such
 // argument: checked where it does.)
 TEST(Fast, ACallLikeTheLastButOneBadArgumentIsRefused) {
-  const RopePlan plan(params(RopeLayout::half, 8, 8)), wider(params(RopeLayout::half, 16, 16));
+  const RopePlan plan(yarn_rope(RopeLayout::half, 8, 8)), wider(yarn_rope(RopeLayout::half, 16, 16));
   std::vector<float> buf(64, 1.0f), other(64, 2.0f), k_in(64, 3.0f), k_out(64, 4.0f);
   const std::vector<std::int64_t> good_positions{5, 6}, bad_positions{5, (std::int64_t{1} << 32) + 1};
   const auto view = [](float* in, float* out) { return strided(in, out, 16, 8); };
@@ -764,7 +753,7 @@ TEST(Fast, ACallLikeTheLastButOneBadArgumentIsRefused) {
 // gives the bits of the same call on a fresh thread (nothing kept): other tensors, token and head
 // counts, K or none, in place, another plan, another path.
 TEST(Fast, ACallLikeTheLastButOneArgumentGivesAFreshThreadsBits) {
-  RopeParams p = params(RopeLayout::half, 16, 16);
+  RopeParams p = yarn_rope(RopeLayout::half, 16, 16);
   const RopePlan plan(p);
   p.base = 10000;
   const RopePlan other_plan(p);
@@ -817,7 +806,7 @@ TEST(Fast, ACallLikeTheLastButOneArgumentGivesAFreshThreadsBits) {
 // Sizes, strides and aliasing are checked before anything is touched; nothing here may crash or
 // write (the buffers are small: an unchecked call would write far outside them).
 TEST(Fast, BadLayoutsAreRefusedBeforeAnyWrite) {
-  const RopePlan plan(params(RopeLayout::interleaved, 8, 8));
+  const RopePlan plan(yarn_rope(RopeLayout::interleaved, 8, 8));
   std::vector<float> buf(64, 1.0f), other(64, 2.0f);
   const std::vector<float> before = buf;
   const std::vector<std::int64_t> pos(4, 3);
@@ -877,7 +866,7 @@ TEST(Fast, BadLayoutsAreRefusedBeforeAnyWrite) {
 // A cache keeps its own plan: one built from a temporary is still valid when the temporary is
 // gone (a cache that kept a reference would read a destroyed plan here, which ASan reports).
 TEST(Fast, ACacheBuiltFromATemporaryPlanOwnsIt) {
-  const RopeParams p = params(RopeLayout::interleaved, 64, 64);
+  const RopeParams p = yarn_rope(RopeLayout::interleaved, 64, 64);
   const RopeCache cache(RopePlan(p), 1000, 64, Isa::scalar);
   const RopePlan plan(p);
   const Batch b = random_batch(p, DType::f32, 17, 0);
@@ -901,7 +890,7 @@ void bad_posenc_isa_child() {
   std::string errors;
   try {
     const Options options{};
-    const RopePlan plan(params(RopeLayout::half, 8, 8));
+    const RopePlan plan(yarn_rope(RopeLayout::half, 8, 8));
     std::vector<float> x(8), y(8);
     RopeTensor q;
     q.in = x.data();
@@ -975,7 +964,7 @@ TEST(Fast, SpansMustHoldExactlyWhatTheCallWrites) {
   refused("invalid out = 3 floats: must be exactly 2 floats (1 x 2)", [&] { learned_lookup(l, table, {&one, 1}, row); });
   refused("invalid table = 7 floats: must be exactly 8 floats (4 x 2)",
           [&] { learned_lookup(l, std::span(table).first(7), {&one, 1}, std::span(row).first(2)); });
-  const RopePlan plan(params(RopeLayout::half, 8, 8));
+  const RopePlan plan(yarn_rope(RopeLayout::half, 8, 8));
   std::vector<float> c(4), s(5);
   refused("invalid sin_out = 5 floats: must be exactly 4 floats (1 x 4)", [&] { plan.table_row({&one, 1}, c, s, Isa::scalar); });
   refused("invalid cos_out = 3 floats: must be exactly 4 floats (1 x 4)",
@@ -1120,7 +1109,7 @@ TEST(Workers, SharedRangesTakeTheirOwnFrontThenTheFullestBack) {
 }
 
 TEST(Workers, ConcurrentCallersGetTheSingleThreadedBits) {
-  const RopeParams p = params(RopeLayout::half, 128, 128);
+  const RopeParams p = yarn_rope(RopeLayout::half, 128, 128);
   const RopePlan plan(p);
   const Batch b = random_batch(p, DType::f32, 11, 0);
   Bytes want(b.q.size());
