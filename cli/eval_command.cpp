@@ -103,7 +103,7 @@ struct RopeOptions {
     if (base.value) p.base = parse_double("--base", *base.value);
     if (layout.value) p.layout = parse_rope_layout(*layout.value);
     if (partial.value) p.partial = parse_partial_rotary(*partial.value);
-    if (inverse.value) p.inverse = parse_bool("--inverse", *inverse.value);
+    if (inverse.value && parse_bool("--inverse", *inverse.value)) p.inverse = !p.inverse;
     if (mrope_section.value) p.mrope_section = parse_int64_list("--mrope-section", *mrope_section.value);
     RopeScaling& s = p.scaling;
     if (scaling.value) s.kind = parse_rope_scaling_kind(*scaling.value);
@@ -130,8 +130,9 @@ struct RopeOptions {
   }
 
   // --hf-config: the model's RoPE from its config.json (posenc_hf_config). The config sets every
-  // parameter option; only --inverse (not a model property) and --seq-len (a forward's length,
-  // which dynamic and longrope need) may be given with it. Unread config keys are printed as notes
+  // parameter option; only --inverse (the backward pass of the model's own rotation, which for a
+  // model that rotates by -t, as NanoChat, is the rotation by +t) and --seq-len (a forward's
+  // length, which dynamic and longrope need) may be given with it. Unread config keys are printed as notes
   // on stderr, so that stdout is the same as with the equivalent explicit options.
   RopeParams from_hf_config() const {
     const std::string& file = *hf_config.value;
@@ -143,7 +144,7 @@ struct RopeOptions {
     }
     auto c = read_hf_config_with_notes(file);
     RopeParams p = c.params;
-    if (inverse.value) p.inverse = parse_bool("--inverse", *inverse.value);
+    if (inverse.value && parse_bool("--inverse", *inverse.value)) p.inverse = !p.inverse;
     if (c.needs_seq_len()) {
       if (!seq_len.value) {
         throw InvalidParameter("--seq-len", "(missing)",

@@ -167,8 +167,10 @@ struct Reader {
           p.head_dim = split_heads(top, "hidden_size", "num_attention_heads");
           origins["rope.head_dim"] = top.name("hidden_size");
         }
-        // The layout measured on the model's own code (model_types.inc), else rotate_half's.
+        // The layout and direction measured on the model's own code (model_types.inc), else
+        // rotate_half's.
         p.layout = entry ? entry->layout : RopeLayout::half;
+        p.inverse = entry && entry->backward;
         // The layout key hf_rope_config writes for interleaved parameters (no model_type).
         if (out.model_type.empty() && top.boolean("rope_interleave").value_or(false)) {
           p.layout = RopeLayout::interleaved;
@@ -420,6 +422,14 @@ struct Reader {
     }
     if (rope) {
       for (auto& u : rope->unread([](const std::string&) { return true; })) {
+        // Ministral 3 and Mistral 4 (modeling_ministral3, get_llama_4_attn_scale): read by the
+        // attention after RoPE, on the queries alone; transformers skips it in validation.
+        if (u.find("llama_4_scaling_beta") != std::string::npos) {
+          out.unread.push_back(u + ": the attention multiplies the queries after RoPE by 1 + llama_4_scaling_beta * "
+                                   "ln(1 + floor(position / original_max_position_embeddings)) (get_llama_4_attn_scale): "
+                                   "a query temperature posenc's vectors do not express");
+          continue;
+        }
         out.unread.push_back(u + ": not used by rope_type '" + std::string(to_string(out.params.scaling.kind)) +
                              "' (transformers warns 'Unrecognized keys')");
       }

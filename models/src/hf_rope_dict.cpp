@@ -44,7 +44,7 @@ nlohmann::ordered_json hf_rope_config(const RopeParams& p) {
   const bool by_length = p.scaling.kind == RopeScalingKind::dynamic || p.scaling.kind == RopeScalingKind::longrope;
   if (by_length && !check.scaling.seq_len) check.scaling.seq_len = check.scaling.original_max_positions.value_or(1);
   validate(check);
-  if (p.inverse) throw InvalidParameter("rope.inverse", "true", "false: a config has no backward-pass rotation");
+  if (p.inverse) throw InvalidParameter("rope.inverse", "true", "false: a Llama-style config has no backward-pass rotation");
   const RopeScaling& s = p.scaling;
   nlohmann::ordered_json rope;
   rope["rope_type"] = rope_type(p);

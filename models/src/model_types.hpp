@@ -13,6 +13,9 @@ struct ModelTypeEntry {
   const char* model_type;
   // Measured: a probe forward at position 1 with unit vectors shows which element each is paired with.
   RopeLayout layout;
+  // Measured with the same probe: the partner of e_0 gets -m sin t, not +m sin t: the model rotates
+  // by -t (SPEC.md 2.3's `inverse`; NanoChat's rotate_half has the signs flipped).
+  bool backward;
   // Every config run (the class defaults and each rope_type the config holds) agrees with posenc's
   // vectors to binary64 rounding (standard in f64) on every RoPE layer of posenc's scope.
   bool verified;

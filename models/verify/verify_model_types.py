@@ -263,6 +263,37 @@ def install_hooks(model, feed):
     return handles
 
 
+# Query temperatures some attentions apply after RoPE, by the function's name in their modeling
+# module: q only (not k) times a factor of the position, outside the rotation posenc's vectors
+# describe (hf_config.cpp reports them). The harness makes the factor 1, as it does the norms.
+QUERY_TEMPERATURES = {
+    "get_llama_4_attn_scale": "its attention multiplies q after RoPE by 1 + beta * ln(1 + floor(position / "
+                              "original_max_position_embeddings)) (get_llama_4_attn_scale, rope_parameters' "
+                              "llama_4_scaling_beta): a query temperature posenc's vectors do not express, made 1 "
+                              "for this run",
+}
+
+
+def neutralize_query_temperature(model):
+    """Makes the query temperatures of QUERY_TEMPERATURES 1 in the modeling modules of the model's
+    attention layers (for the whole process: every run of those modules is this harness's); their notes."""
+    notes = []
+    for attn in attention_modules(model):
+        module = sys.modules[type(attn).__module__]
+        for name, note in QUERY_TEMPERATURES.items():
+            original = getattr(module, name, None)
+            if original is None:
+                continue
+            if not getattr(original, "posenc_neutralized", False):
+                def one(*args, _original=original, **kwargs):
+                    return torch.ones_like(_original(*args, **kwargs))
+                one.posenc_neutralized = True
+                setattr(module, name, one)
+            if note not in notes:
+                notes.append(note)
+    return notes
+
+
 class Runner:
     """A model type's text model in binary64, run over tokens (x, position)."""
 
@@ -293,6 +324,7 @@ class Runner:
         self.x = None
         install_hooks(self.model, lambda: self.x)
         self.hidden = getattr(self.text, "hidden_size", None)
+        self.harness_notes = neutralize_query_temperature(self.model)
 
     def run(self, x, positions):
         """Each attention layer's rotated q of head 0, (tokens, width), for q = x[t] at positions[t]
@@ -327,7 +359,9 @@ def layer_scope(text, rotating):
 
 
 def probe_layout(runner, head_dim, rope_part):
-    """(layout, rotated span) measured at position 1 with q = e_j: the element e_0 is paired with."""
+    """(layout, rotated span, backward) measured at position 1 with q = e_j: the element e_0 is
+    paired with, and the direction: posenc's rotation (SPEC.md 2.3) moves e_0 to +m sin t in its
+    partner, the backward one (`inverse`, NanoChat's flipped rotate_half) to -m sin t."""
     eye = torch.eye(head_dim, dtype=torch.float64)
     outs = runner.run(eye, [1] * head_dim)
     layouts = []
@@ -335,12 +369,12 @@ def probe_layout(runner, head_dim, rope_part):
         q = q[:, rope_part(q.shape[-1])]
         moved = [j for j in range(head_dim) if not torch.equal(q[j], eye[j])]
         if not moved:
-            layouts.append(("none", 0))
+            layouts.append(("none", 0, False))
             continue
         span = max(moved) + 1
         partner = int(torch.argmax(torch.abs(q[0, 1:]))) + 1
         layouts.append(("interleaved" if partner == 1 else "half" if partner == span // 2 else f"pairs (0, {partner})",
-                        span))
+                        span, bool(q[0, partner] < 0)))
     return layouts
 
 
@@ -409,7 +443,7 @@ def verify_config(config, cli, label):
                             entry["first"] = v.describe().splitlines()[0] + (f" at {v.inputs}" if v.inputs else "")
     scope, kinds = layer_scope(runner.text, [i for i, e in layers.items() if not e["unrotated"]])
     scope = set(layers) if scope is None else scope & set(layers)
-    result = {"config": label, "layers": {}, "notes": notes, "params": cases[0].params}
+    result = {"config": label, "layers": {}, "notes": notes, "params": cases[0].params, "harness": runner.harness_notes}
     for i, e in layers.items():
         kind = "no rotation" if e["unrotated"] else "agrees" if e["fail"] == 0 else "differs"
         result["layers"][i] = {"kind": kind, "type": kinds[i] if isinstance(kinds, list) and i < len(kinds) else None,
@@ -495,10 +529,22 @@ NOT_TEXT = re.compile(r"vision|audio|video|vq|image|speech|asr|tts|bigvgan|token
                       r"efficientloftr|parakeet|moonshine|transcribe|diarization|xcodec|timesfm|esm")
 
 
+# Differences traced to the model's own code (what it computes that posenc's reading of its config
+# does not), written beside the run's evidence in its row; the run still decides the outcome.
+TRACED = {
+    "deepseek_v4": "traced in modeling_deepseek_v4.py: apply_rotary_pos_emb rotates the last "
+                   "int(head_dim * partial_rotary_factor) elements of the head ([nope | rope], interleaved pairs), "
+                   "and the layers other than sliding_attention take the 'compress' RoPE (compress_rope_theta); "
+                   "posenc reads the config as a Llama-style head with the top-level rope_theta",
+}
+
+
 def outcome(r):
     """(state, why) of one model type's results: verified, differs, no rotation, ALiBi, not a text
     model, refused by posenc, not run."""
     state, why = outcome_of_runs(r)
+    if state == "differs" and r["model_type"] in TRACED:
+        why = f"{TRACED[r['model_type']]}; the run: {why}"
     if state != "verified" and NOT_TEXT.search(r["model_type"]):
         return "not a text model", f"the name says so (a vision, audio or other tower); the run: {state}" + \
             (f": {why}" if why else "")
@@ -604,12 +650,16 @@ def entries(results):
         params = r["configs"][0].get("params", {}) if r.get("configs") else {}
         extra = layer_kinds(r["configs"][0]) if r.get("configs") else ""
         note = why if state != "verified" else extra
+        harness = "; ".join(r["configs"][0].get("harness", [])) if r.get("configs") else ""
+        if harness:
+            note = f"{note}; {harness}" if note else harness
         if state == "no rotation":
             note = "its attention leaves q unrotated (no RoPE)" + (f"; {extra}" if extra else "")
         rp = r.get("rope_parameters") or {}
         out[text_type] = {
             "state": state, "note": note, "layout": layout[0] if layout else None,
-            "span": layout[1] if layout else None, "params": params,
+            "span": layout[1] if layout else None, "backward": bool(layout and len(layout) > 2 and layout[2]),
+            "params": params,
             "default_theta": full_attention_value(r.get("default_theta")) or 10000.0,
             "default_partial": rp.get("partial_rotary_factor", 1.0),
             "attribute_map": r.get("attribute_map", {}),
@@ -627,7 +677,7 @@ def entries(results):
 
 def write_registry(path, table):
     lines = [f"// Generated by models/verify/verify_model_types.py from transformers {VERSION} (`make verify-models`);",
-             "// do not edit. One entry per text model type, sorted: model_type, layout, verified,",
+             "// do not edit. One entry per text model type, sorted: model_type, layout, backward, verified,",
              "// default_theta, default_partial_rotary_factor, attribute_map, note (model_types.hpp).",
              f'#define POSENC_MODEL_TYPES_VERIFIED_WITH "transformers {VERSION}"']
     for mt in sorted(table):
@@ -637,7 +687,8 @@ def write_registry(path, table):
         else:
             layout, note = e["layout"], e["note"]
         aliases = ";".join(f"{k}={v}" for k, v in sorted(e["attribute_map"].items()) if k in READ_KEYS or v in READ_KEYS)
-        lines.append(f"{{{c_string(mt)}, RopeLayout::{layout}, {'true' if e['state'] == 'verified' else 'false'}, "
+        lines.append(f"{{{c_string(mt)}, RopeLayout::{layout}, {'true' if e['backward'] else 'false'}, "
+                     f"{'true' if e['state'] == 'verified' else 'false'}, "
                      f"{float(e['default_theta'])!r}, {float(e['default_partial'])!r}, {c_string(aliases)}, "
                      f"{c_string(note)}}},")
     with open(path, "w") as f:
@@ -661,7 +712,8 @@ def write_docs(path, table, variants):
         "(in binary64), and posenc judges every layer's rotated q against the vectors `posenc serve --hf-config` makes",
         "from the config.json `save_pretrained` would write (standard profile, f64). *verified*: every config agrees",
         "on every RoPE layer posenc's vectors describe (the full-attention layers where the config has `layer_types`).",
-        "The layout is measured (a probe at position 1 with unit vectors), and `--hf-config` reads it from this table",
+        "The layout and the direction (*backward*: rotation by -t, posenc's `inverse`) are measured (a probe at position",
+        "1 with unit vectors), and `--hf-config` reads them from this table",
         "(`models/src/model_types.inc`, generated with this page). A model type not listed here is read as a",
         "Llama-style model with a note saying it is not verified.",
         "",
@@ -678,19 +730,20 @@ def write_docs(path, table, variants):
             span += " (proportional)"
         name = f"`{mt}`" + (f" (also {', '.join(f'`{c}`' for c in sorted(e['composites']))})" if e["composites"] else "")
         note = e["note"].replace("|", "\\|")
-        lines.append(f"| {name} | {e['state']} | {e['layout'] or ''} | {span} | {', '.join(e['scalings'])} | {note} |")
+        layout = (e["layout"] or "") + (", backward" if e["backward"] else "")
+        lines.append(f"| {name} | {e['state']} | {layout} | {span} | {', '.join(e['scalings'])} | {note} |")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
 def read_registry(path):
-    """{model_type: (layout, verified)} of a registry file."""
+    """{model_type: (layout, backward, verified)} of a registry file."""
     out = {}
     with open(path) as f:
         for line in f:
-            m = re.match(r'\{"([^"]+)", RopeLayout::(\w+), (true|false),', line)
+            m = re.match(r'\{"([^"]+)", RopeLayout::(\w+), (true|false), (true|false),', line)
             if m:
-                out[m.group(1)] = (m.group(2), m.group(3) == "true")
+                out[m.group(1)] = (m.group(2), m.group(3) == "true", m.group(4) == "true")
     return out
 
 
@@ -702,9 +755,12 @@ def check(results, registry_path):
         if mt not in registry:
             problems.append(f"{mt}: not in {registry_path}")
             continue
-        layout, verified = registry[mt]
+        layout, backward, verified = registry[mt]
         if e["layout"] in ("half", "interleaved") and e["layout"] != layout:
             problems.append(f"{mt}: measured layout {e['layout']}, the registry says {layout}")
+        if e["layout"] in ("half", "interleaved") and e["backward"] != backward:
+            problems.append(f"{mt}: measured {'backward' if e['backward'] else 'forward'} rotation, the registry says "
+                            f"{'backward' if backward else 'forward'}")
         if verified and e["state"] != "verified":
             problems.append(f"{mt}: the registry says verified, this run: {e['state']}: {e['note']}")
         if not verified and e["state"] == "verified":

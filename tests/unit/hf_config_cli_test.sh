@@ -65,6 +65,15 @@ expect "dynamic NTK: both forward lengths, every position below its seq_len" 0 "
   env TMPDIR="$out" "$posenc" conform --impl reference --profile exact --hf-config "$out/llama2-dynamic.json" --checks accuracy
 
 # eval names the layout, in text and JSON (interleaved unless --layout).
+# NanoChat rotates by -t (the registry's measured direction): its rotation is the explicit
+# --inverse true one, and --inverse true with the config is its backward pass, the rotation by +t.
+printf '{"model_type": "nanochat", "hidden_size": 512, "num_attention_heads": 8, "rope_theta": 10000.0, "max_position_embeddings": 2048}' >"$out/nanochat.json"
+same "nanochat rotates backward: = explicit --inverse true" \
+  eval rope --hf-config "$out/nanochat.json" --position 3 --json -- \
+  eval rope --head-dim 64 --base 10000 --layout half --inverse true --position 3 --json
+same "nanochat with --inverse true: its backward pass, the forward rotation" \
+  eval rope --hf-config "$out/nanochat.json" --inverse true --position 3 --json -- \
+  eval rope --head-dim 64 --base 10000 --layout half --position 3 --json
 expect "eval names the layout (json)" 0 '"layout": "interleaved"' "$posenc" eval rope-frequencies --head-dim 8 --json
 expect "eval names the layout (text)" 0 "  layout half" "$posenc" eval rope --hf-config "$configs/gemma-7b.json" --position 1
 

@@ -2,6 +2,8 @@
 // written here from the config's own numbers (not from the reader), and its errors and reports.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "posenc/errors.hpp"
@@ -212,6 +214,34 @@ TEST(HfConfig, InterleavedModelTypes) {
   j = {{"model_type", "glm4"}, {"hidden_size", 4096}, {"num_attention_heads", 32}, {"head_dim", 128},
        {"partial_rotary_factor", 0.5}, {"rope_theta", 10000.0}, {"max_position_embeddings", 32768}};
   EXPECT_EQ(read_hf_config(j).params, rope(128, 64, 10000.0, RopeLayout::interleaved));
+}
+
+TEST(HfConfig, BackwardRotationModelTypes) {
+  // modeling_nanochat's rotate_half returns cat((x2, -x1)): a rotation by -t, posenc's inverse.
+  nlohmann::json j = {{"model_type", "nanochat"}, {"hidden_size", 1024}, {"num_attention_heads", 16},
+                      {"rope_theta", 10000.0}, {"max_position_embeddings", 2048}};
+  auto p = rope(64, 64, 10000.0, RopeLayout::half);
+  p.inverse = true;
+  EXPECT_EQ(read_hf_config(j).params, p);
+  j["model_type"] = "llama";
+  EXPECT_EQ(read_hf_config(j).params, rope(64, 64, 10000.0, RopeLayout::half));
+}
+
+TEST(HfConfig, QueryTemperatureAfterRopeIsReported) {
+  // modeling_ministral3: q times 1 + beta * ln(1 + floor(p / L0)) after RoPE, not RoPE itself.
+  nlohmann::json j = {{"model_type", "ministral3"}, {"hidden_size", 5120}, {"num_attention_heads", 32},
+                      {"head_dim", 128}, {"max_position_embeddings", 262144},
+                      {"rope_parameters", {{"rope_type", "yarn"}, {"rope_theta", 1e6}, {"factor", 16.0},
+                                           {"original_max_position_embeddings", 16384}, {"beta_fast", 32.0},
+                                           {"beta_slow", 1.0}, {"llama_4_scaling_beta", 0.1}}}};
+  const auto c = read_hf_config(j);
+  EXPECT_EQ(c.params.scaling.kind, RopeScalingKind::yarn);
+  const std::string note =
+      "rope_parameters.llama_4_scaling_beta = 0.1: the attention multiplies the queries after RoPE by 1 + "
+      "llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings)) "
+      "(get_llama_4_attn_scale): a query temperature posenc's vectors do not express";
+  EXPECT_NE(std::find(c.unread.begin(), c.unread.end(), note), c.unread.end());
+  for (const auto& u : c.unread) EXPECT_EQ(u.find("not used by rope_type"), std::string::npos) << u;
 }
 
 TEST(HfConfig, ClassDefaultsOfTheRegistryFillOmittedKeys) {
