@@ -71,8 +71,8 @@ def main(out):
             continue
         rows.setdefault(parts[0], {})[parts[1]] = report
     print("## Attention\n")
-    print("Each attention row (peers/sdpa, peers/mlx_sdpa, peers/ort_attention, peers/llamacpp's attention "
-          "modes) ran on posenc's attention files (vectors/attention) and was judged on O (none of these "
+    print("Each attention row (peers/sdpa, peers/mlx_sdpa, peers/ort_attention, peers/jax_attention, peers/llamacpp's "
+          "attention modes) ran on posenc's attention files (vectors/attention) and was judged on O (none of these "
           "kernels returns L) under `standard` and `strict`, with the working (W), score (S) and probability "
           "(P) formats it declares from its source (conformance/SPEC.md section 5, \"Attention\"; `-`: not "
           "rounded, kept in W). Verdict: checks passed, or failed of judged, over every attention file; "
@@ -84,6 +84,11 @@ def main(out):
           "the CPU flash kernel rounds P to the dtype before P·V (declared: undeclared, it fails "
           "attention/decode). Their bf16 and f16 failures are attention/alibi's: transformers' BLOOM ALiBi "
           "tensor is cast to the model dtype, a rounding of the bias itself.")
+    print("- transformers' eager attention function rounds the scores (its matmul and the scaling) and the "
+          "probabilities to the dtype (declared), and its allowance holds the ALiBi bias's rounding; its sdpa "
+          "function leaves the backend to PyTorch's dispatcher (P declared as the flash kernel's).")
+    print("- JAX's dot_product_attention (xla) forms the scores and the softmax in float32 and casts P to the "
+          "dtype before P·V (declared).")
     print("- MLX on the CPU runs its fallback, whose scores and probabilities are in the dtype (declared).")
     print("- ONNX Runtime's GroupQueryAttention computes in float32; the opset-23 Attention keeps S and P in "
           "f16 in f16 (declared: undeclared, or with only one of them, it fails attention/conditioning).")

@@ -7,6 +7,8 @@
 #   run.sh device CASES DEVICE OUTDIR      there: gpu_rows.py (DEVICE cuda, or cpu to check it here)
 #   run.sh verify POSENC OUTDIR            here: `posenc verify` of each results file under standard
 #                                          and strict: OUTDIR/NAME-ROW.PROFILE.json and .txt
+#   run.sh POSENC OUTDIR PROFILE [FILTER]  peers/run.sh's call (peers/README.md's contract):
+#                                          OUTDIR/gpu.skipped, as the rows need a GPU run
 # PYTHON (default python3) is the interpreter of the export and device steps.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,8 +48,15 @@ PY
       done
     done
     ;;
-  *)
-    sed -n '2,11p' "$0" >&2
+  -*|"")
+    sed -n '2,12p' "$0" >&2
     exit 2
+    ;;
+  *)
+    # peers/run.sh's contract call (POSENC OUTDIR PROFILE [FILTER]): this peer's rows need a GPU
+    # run (the three steps above), so here it is skipped, never passed or failed.
+    [ $# -ge 3 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
+    mkdir -p "$2"
+    echo "needs a GPU: its rows come from run.sh export, device and verify (peers/gpu/README.md)" >"$2/gpu.skipped"
     ;;
 esac

@@ -73,20 +73,20 @@ class Layer:
             self.layers[dtype] = cls(dtype=dtype, **self.kwargs)
         return self.layers[dtype]
 
-    def rows(self, position):
-        """(tokens, start_index) of the forward for one position."""
-        if self.kind != "Phi3SuScaledRotaryEmbedding":
-            return 1, position
-        rows = self.seq_len - position
-        if not 1 <= rows <= MAX_ROWS:
-            raise Unsupported(f"longrope at seq_len - position outside [1, {MAX_ROWS}]: the forward whose start_index + "
-                              "tokens make the case's seq_len is not run here (memory)")
-        return rows, position
-
-    def rotate(self, x, position, dtype):
-        rows, start = self.rows(position)
-        a = np.zeros((1, rows, 1, self.head_dim), dtype=np.float32)
-        a[0, 0, 0] = x
+    def rotate_tokens(self, x, start, dtype):
+        """x (1, tokens, heads, head_dim), float32, at the consecutive positions start, start + 1, ...,
+        rotated in dtype as the attention applies the layer."""
+        tokens = x.shape[1]
+        rows = tokens
+        if self.kind == "Phi3SuScaledRotaryEmbedding":
+            # The layer takes the long factors when start_index + tokens > L0: the forward has
+            # seq_len - start tokens, x's first.
+            rows = self.seq_len - start
+            if not tokens <= rows <= MAX_ROWS:
+                raise Unsupported(f"longrope at seq_len - position outside [{tokens}, {MAX_ROWS}]: the forward whose "
+                                  "start_index + tokens make the case's seq_len is not run here (memory)")
+        a = np.zeros((1, rows) + x.shape[2:], dtype=np.float32)
+        a[:, :tokens] = x
         t = ops.cast(ops.convert_to_tensor(a), dtype)
         layer = self.layer(dtype)
         if self.partial == "proportional":
@@ -100,7 +100,10 @@ class Layer:
             y = ops.concatenate([layer(t[..., :n], start_index=start), t[..., n:]], axis=-1)
         else:
             y = layer(t, start_index=start)
-        return y[0, 0, 0]
+        return y[:, :tokens]
+
+    def rotate(self, x, position, dtype):
+        return self.rotate_tokens(np.asarray(x, dtype=np.float32).reshape(1, 1, 1, -1), position, dtype)[0, 0, 0]
 
     def table(self, position, dtype):
         """[m cos t_i..., m sin t_i...] over the span's pairs as the attention applies them: the

@@ -1,4 +1,5 @@
-"""PyTorch's scaled_dot_product_attention after Hugging Face's RoPE, as a posenc attention peer.
+"""PyTorch's scaled_dot_product_attention, and transformers' own attention functions, after Hugging
+Face's RoPE, as a posenc attention peer.
 
 What runs, all of it the frameworks' own code, called as a Llama-style model's attention calls it:
 - RoPE: transformers' LlamaRotaryEmbedding built from the case's rope as a config
@@ -19,12 +20,26 @@ What runs, all of it the frameworks' own code, called as a Llama-style model's a
   (-inf where masked). scale: Hugging Face's head_dim ** -0.5 as a Python float (DeepSeek-V2's
   mscale² folded in as its attention does).
 
-SDPA returns O only, so O is judged alone (L is not exposed by the public call).
+- transformers' attention functions, as a model with `attn_implementation="eager"` or `"sdpa"`
+  calls them through ALL_ATTENTION_FUNCTIONS: modeling_llama.eager_attention_forward (repeat_kv,
+  `matmul(q, kᵀ) * scaling` in the model dtype, the additive float mask of masking_utils.eager_mask:
+  0 where a query sees a key, torch.finfo(dtype).min elsewhere, ALiBi's bias added to it; softmax
+  in float32 cast back to the model dtype; `matmul(P, v)` in the model dtype), and
+  integrations.sdpa_attention.sdpa_attention_forward (GQA by enable_gqa, repeat_kv or pack_gqa as
+  it chooses; the boolean mask of masking_utils.sdpa_mask, or the float mask with ALiBi, so
+  is_causal is off; the backend torch's dispatcher picks). The module they read is a stub with the
+  attention's num_key_value_groups, is_causal and training off (dropout 0).
+
+SDPA and these functions return O only, so O is judged alone (L is not exposed by the public call).
 
 The declared formats (peers/sdpa/README.md says where in torch's source each comes from): the math
 backend upcasts bf16/f16 q, k, v to float32 and computes everything in float32 (W f32, S and P
 undeclared); the CPU flash kernel accumulates QKᵀ, the softmax and PV in float32 but converts P
-to the input dtype before the PV gemm (P declared bf16 or f16 in those rows).
+to the input dtype before the PV gemm (P declared bf16 or f16 in those rows). transformers' eager
+function rounds the scores to the model dtype (the matmul's output, then the product by scaling)
+and the probabilities (the softmax's cast): S and P declared bf16 or f16; its sdpa function runs
+the CPU flash kernel where the dispatcher can, else math: P declared as flash's (a declared
+rounding the math backend does not make only widens the bound).
 """
 import sys
 
@@ -33,8 +48,9 @@ import torch
 import transformers
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from transformers import LlamaConfig
+from transformers.integrations.sdpa_attention import sdpa_attention_forward
 from transformers.models.bloom.modeling_bloom import build_alibi_tensor
-from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb, eager_attention_forward
 
 import attention_driver
 from attention_driver import Row, Unsupported
@@ -43,6 +59,18 @@ DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 BACKENDS = {"math": SDPBackend.MATH, "flash": SDPBackend.FLASH_ATTENTION}
 # The CPU flash kernel's declared probability format per storage format (see the docstring).
 FLASH_P = {"f32": None, "bf16": "bf16", "f16": "f16"}
+# transformers' attention functions (ALL_ATTENTION_FUNCTIONS' "eager" and "sdpa").
+HF_FUNCTIONS = {"hf_eager": eager_attention_forward, "hf_sdpa": sdpa_attention_forward}
+
+
+class AttentionModule(torch.nn.Module):
+    """What transformers' attention functions read of the attention module calling them."""
+
+    def __init__(self, groups):
+        super().__init__()
+        self.num_key_value_groups = groups
+        self.is_causal = True
+        self.eval()  # training off: dropout is not applied
 
 
 def rotary(case):
@@ -111,6 +139,14 @@ class SdpaPeer:
                     fmt=fmt, framework=f"PyTorch SDPA ({backend} backend) after HF RoPE", version=version,
                     dtype=str(DTYPES[fmt]), probability_format=p,
                     describe=f"scaled_dot_product_attention {backend} backend, {version}, dtype {DTYPES[fmt]}")
+        for function in HF_FUNCTIONS:
+            for fmt in DTYPES:
+                reduced = FLASH_P[fmt]
+                self.rows[f"{function}-{fmt}"] = Row(
+                    fmt=fmt, framework=f"transformers {HF_FUNCTIONS[function].__name__} after HF RoPE",
+                    version=version, dtype=str(DTYPES[fmt]), probability_format=reduced,
+                    score_format=reduced if function == "hf_eager" else None,
+                    describe=f"transformers {HF_FUNCTIONS[function].__name__}, {version}, dtype {DTYPES[fmt]}")
 
     def attend(self, case, row):
         backend, fmt = row.split("-")
@@ -125,13 +161,24 @@ class SdpaPeer:
             q, k = rotate(case, q, k)
         mask = torch.from_numpy(attention_driver.visible(case))
         bias = alibi_bias(case, dtype)
+        scale = attention_driver.softmax_scale(case)
+        if backend in HF_FUNCTIONS:
+            if backend == "hf_eager" or bias is not None:
+                # masking_utils.eager_mask: 0 where visible, the dtype's smallest value elsewhere
+                mask = torch.where(mask, torch.zeros((), dtype=dtype), torch.finfo(dtype).min)
+                if bias is not None:
+                    mask = mask[None] + bias  # [H, nq, nk]
+            mask = mask.reshape(1, -1, *mask.shape[-2:])  # [1, 1 or H, nq, nk]
+            module = AttentionModule(p["query_heads"] // p["kv_heads"])
+            o, _ = HF_FUNCTIONS[backend](module, q, k, v, mask, scaling=scale, dropout=0.0)
+            return o[0], None  # [nq, H, dv]
         if bias is not None:
             # [1, H, nq, nk]: the CPU flash kernel takes a 2-D or 4-D mask
             mask = (torch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, float("-inf"))[None] + bias)[None]
         with sdpa_kernel(BACKENDS[backend]):
             try:
                 o = torch.nn.functional.scaled_dot_product_attention(
-                    q, k, v, attn_mask=mask, scale=attention_driver.softmax_scale(case), enable_gqa=True)
+                    q, k, v, attn_mask=mask, scale=scale, enable_gqa=True)
             except RuntimeError as e:
                 if "No available kernel" in str(e):
                     raise Unsupported(f"{backend} backend refused the call (head_dim {p['head_dim']}, value_dim "

@@ -89,24 +89,8 @@ class Torchtune:
         return {"module": rope.cls.__name__, "apply": apply, "config": rope.kwargs, "seqLen": None}
 
     def outputs(self, case, rope, row):
-        dtype = torch_rows.DTYPES[row]
-        raw = case.raw
-        pos = {k: torch_rows.position(raw[k]) for k in ("position", "qPosition", "kPosition") if k in raw}
-        if None in pos.values():
-            raise Unsupported("a position of several axes")
-        if case.type == "rope_frequencies":
-            if row != "f32":
-                raise Unsupported(f"frequencies in {row}: theta is float32 whatever the dtype (judged in the f32 row)")
-            return torch.cat([rope.module.theta.float(), torch.ones(1)])
-        if case.type == "rope_rotate":
-            return rope.rotate(case.inputs(row)["x"], pos["position"], dtype)
-        if case.type == "rope_table":
-            return torch_rows.table_by_rotation(lambda e: rope.rotate(e, pos["position"], dtype), case.params)
-        if case.type == "rope_dot":
-            v = case.inputs(row)
-            q, k = rope.rotate(v["q"], pos["qPosition"], dtype), rope.rotate(v["k"], pos["kPosition"], dtype)
-            return torch.matmul(q[None, :], k[:, None]).reshape(-1)
-        raise Unsupported(f"case type {case.type}")
+        return torch_rows.outputs(case, row, rope.rotate, lambda: torch.cat([rope.module.theta.float(), torch.ones(1)]),
+                                  "theta")
 
 
 if __name__ == "__main__":

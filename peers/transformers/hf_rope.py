@@ -14,10 +14,8 @@ Everything numeric here is transformers' own code, called as its models call it:
 - rotation: the model's apply_rotary_pos_emb (Llama's; GPT-NeoX's and Phi-3's, which rotate
   x[..., :rotary_dim] and copy the rest; Gemma 4's), or GPT-J's (interleaved layout, fed the first
   half of the module's cos/sin: GPT-J's own create_sinusoidal_positions knows only base 10000 and no
-  scaling; its attention rotates x[..., :rotary_dim] and copies the rest, done here as it does);
-- a logit: torch.matmul of the rotated q and k, in the model dtype, as the attention's
-  `query_states @ key_states.transpose(2, 3)`.
-dynamic NTK and LongRoPE take seq_len as max(position_ids) + 1 of the forward (SPEC.md 2.4), so
+  scaling; its attention rotates x[..., :rotary_dim] and copies the rest, done here as it does).
+Dynamic NTK and LongRoPE take seq_len as max(position_ids) + 1 of the forward (SPEC.md 2.4), so
 their forward's position_ids hold seq_len - 1 too. The model dtype (float32 as shipped, bfloat16,
 float16) is the dtype of x, q and k; the module keeps inv_freq in float32 (as
 from_pretrained(dtype=...) leaves a non-persistent buffer) and casts cos/sin to x's dtype, as
@@ -203,31 +201,6 @@ def build(case):
 def apply_function(kind, layout):
     """The name of the apply function a case's rotation runs (see rotate)."""
     return f"{'gptj' if layout == 'interleaved' else kind}.apply_rotary_pos_emb"
-
-
-def _axes(v):
-    """A case's position field as a list of per-axis ints."""
-    return [int(a) for a in v] if isinstance(v, (list, tuple)) else [int(v)]
-
-
-def outputs(case, model, fmt):
-    """The peer's outputs for one case in format fmt (a torch tensor of fmt's dtype, or float32 for
-    the frequencies, which transformers keeps in float32 whatever the model dtype)."""
-    dtype = DTYPES[fmt]
-    layout = case.params["layout"]
-    raw = case.raw
-    if case.type == "rope_frequencies":
-        return model.frequencies()
-    if case.type == "rope_table":
-        return model.table(_axes(raw["position"]), dtype)
-    if case.type == "rope_rotate":
-        return model.rotate(case.inputs(fmt, torch=True)["x"], _axes(raw["position"]), layout, dtype)
-    if case.type == "rope_dot":
-        v = case.inputs(fmt, torch=True)
-        q = model.rotate(v["q"], _axes(raw["qPosition"]), layout, dtype)
-        k = model.rotate(v["k"], _axes(raw["kPosition"]), layout, dtype)
-        return torch.matmul(q[None, :], k[:, None]).reshape(-1)
-    raise Unsupported(f"case type {case.type}")
 
 
 def describe():

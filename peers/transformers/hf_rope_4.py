@@ -11,9 +11,7 @@ Everything numeric here is transformers' own code, called as its models call it:
   factors by the forward's seq_len, `_longrope_frequency_update`), Qwen2VLRotaryEmbedding (M-RoPE);
 - rotation: Llama's apply_rotary_pos_emb (half layout), Qwen2-VL's apply_multimodal_rotary_pos_emb
   (M-RoPE), GPT-J's apply_rotary_pos_emb (interleaved layout, fed the first half of the module's
-  cos/sin: GPT-J's own create_sinusoidal_positions knows only base 10000 and no scaling);
-- a logit: torch.matmul of the rotated q and k, in the model dtype, as the attention's
-  `query_states @ key_states.transpose(2, 3)`.
+  cos/sin: GPT-J's own create_sinusoidal_positions knows only base 10000 and no scaling).
 The only glue is the partial-rotary split (GPT-NeoX's and Phi's attention: rotate x[..., :rotary_dim],
 copy the rest) and the forward that carries seq_len: dynamic NTK and LongRoPE take seq_len as
 max(position_ids) + 1 of the forward (SPEC.md 2.4), so their forward's position_ids hold seq_len - 1
@@ -217,31 +215,6 @@ def apply_function(kind, layout):
     if kind == "qwen2_vl":
         return "qwen2_vl.apply_multimodal_rotary_pos_emb"
     return "llama.apply_rotary_pos_emb" if layout == "half" else "gptj.apply_rotary_pos_emb"
-
-
-def _axes(v):
-    """A case's position field as a list of per-axis ints."""
-    return [int(a) for a in v] if isinstance(v, (list, tuple)) else [int(v)]
-
-
-def outputs(case, model, fmt):
-    """The peer's outputs for one case in format fmt (a torch tensor of fmt's dtype, or float32 for
-    the frequencies, which transformers keeps in float32 whatever the model dtype)."""
-    dtype = DTYPES[fmt]
-    layout = case.params["layout"]
-    raw = case.raw
-    if case.type == "rope_frequencies":
-        return model.frequencies()
-    if case.type == "rope_table":
-        return model.table(_axes(raw["position"]), dtype)
-    if case.type == "rope_rotate":
-        return model.rotate(case.inputs(fmt, torch=True)["x"], _axes(raw["position"]), layout, dtype)
-    if case.type == "rope_dot":
-        v = case.inputs(fmt, torch=True)
-        q = model.rotate(v["q"], _axes(raw["qPosition"]), layout, dtype)
-        k = model.rotate(v["k"], _axes(raw["kPosition"]), layout, dtype)
-        return torch.matmul(q[None, :], k[:, None]).reshape(-1)
-    raise Unsupported(f"case type {case.type}")
 
 
 def describe():

@@ -7,6 +7,10 @@ OUTDIR/transformers.unsupported.txt (what was reported as unsupported, and why),
 OUTDIR/transformers.configs.json (the transformers config each test group became, and how
 transformers refused the invalid cases it refused) and OUTDIR/transformers.rows.json. With
 transformers 4.x first on PYTHONPATH (run.sh does it for 4.49.0), the same as transformers-4.49.
+
+The outputs of a case are the model's (hf_rope.py, hf_rope_4.py): its frequencies, cos/sin table and
+rotation; a logit is torch.matmul of the rotated q and k in the model dtype, as the attention's
+`query_states @ key_states.transpose(2, 3)`.
 """
 import sys
 
@@ -22,6 +26,11 @@ if int(transformers.__version__.split(".")[0]) >= 5:
 else:
     import hf_rope_4 as hf_rope
     NAME = "transformers-" + ".".join(transformers.__version__.split(".")[:2])
+
+
+def axes(v):
+    """A case's position field as a list of per-axis ints."""
+    return [int(a) for a in v] if isinstance(v, (list, tuple)) else [int(v)]
 
 
 class Transformers:
@@ -43,7 +52,22 @@ class Transformers:
         if case.type == "rope_frequencies" and row != "f32":
             raise peer_driver.Unsupported(f"frequencies in {row}: transformers keeps inv_freq in float32 whatever "
                                           "the model dtype (judged in the f32 row)")
-        return hf_rope.outputs(case, model, row)
+        dtype = hf_rope.DTYPES[row]
+        layout = case.params["layout"]
+        raw = case.raw
+        if case.type == "rope_frequencies":
+            return model.frequencies()
+        if case.type == "rope_table":
+            return model.table(axes(raw["position"]), dtype)
+        if case.type == "rope_rotate":
+            return model.rotate(case.inputs(row, torch=True)["x"], axes(raw["position"]), layout, dtype)
+        if case.type == "rope_dot":
+            v = case.inputs(row, torch=True)
+            q = model.rotate(v["q"], axes(raw["qPosition"]), layout, dtype)
+            k = model.rotate(v["k"], axes(raw["kPosition"]), layout, dtype)
+            # The attention's logit: `query_states @ key_states.transpose(2, 3)`, in the model dtype.
+            return torch.matmul(q[None, :], k[:, None]).reshape(-1)
+        raise peer_driver.Unsupported(f"case type {case.type}")
 
     def config(self, case, model):
         return {"module": type(model.module).__name__, "apply": hf_rope.apply_function(model.kind, case.params["layout"]),

@@ -6,7 +6,7 @@ position, head grouping or mask moves O by a sizeable share of v; float32 arithm
 angles at these positions by far less. The same run shows the comparison can fail: with every key
 rotated one position later, and with the KV heads' values swapped, the outputs must be off.
 
-Usage: attention_honesty.py PEER POSENC_CLI, PEER one of sdpa, mlx_sdpa, ort_attention
+Usage: attention_honesty.py PEER POSENC_CLI, PEER one of sdpa, mlx_sdpa, ort_attention, jax_attention
 (PYTHONPATH: python/src, peers, peers/onnxruntime and peers/PEER)."""
 import importlib
 import sys
@@ -18,10 +18,11 @@ import posenc
 
 # peer: (module, adapter class, rows compared, the row the deliberate breaks run in: GroupQueryAttention
 # refuses keys moved off the queries' positions, so ORT's breaks run in the opset-23 row)
-PEERS = {"sdpa": ("sdpa_peer", "SdpaPeer", ["math-f32", "flash-f32"], "math-f32"),
+PEERS = {"sdpa": ("sdpa_peer", "SdpaPeer", ["math-f32", "flash-f32", "hf_eager-f32", "hf_sdpa-f32"], "math-f32"),
          "mlx_sdpa": ("mlx_sdpa_peer", "MlxSdpaPeer", ["f32"], "f32"),
          "ort_attention": ("ort_attention_peer", "OrtAttentionPeer", ["gqa-accurate-f32", "attention23-accurate-f32",
-                                                                       "gqa-framework-f32"], "attention23-accurate-f32")}
+                                                                       "gqa-framework-f32"], "attention23-accurate-f32"),
+         "jax_attention": ("jax_attention_peer", "JaxAttention", ["f32"], "f32")}
 TOLERANCE = 2.0**-12
 
 

@@ -26,6 +26,10 @@ def sh(*args, env=None):
 
 
 with tempfile.TemporaryDirectory() as out:
+    # peers/run.sh calls every peer as run.sh POSENC OUTDIR PROFILE [FILTER] (peers/README.md).
+    r = sh(cli, out, "standard")
+    check("the peers' contract call skips it (needs a GPU)", r.returncode == 0 and os.path.exists(f"{out}/gpu.skipped"),
+          r.stdout + r.stderr)
     r = sh("export", cli, out, "rope/none")
     check("export writes the cases", r.returncode == 0 and os.path.getsize(f"{out}/cases.jsonl") > 0, r.stderr)
     r = sh("device", f"{out}/cases.jsonl", "cpu", out)

@@ -1,5 +1,5 @@
 """Is the transformers adapter honest? transformers' raw float32 outputs (peers/transformers/hf_rope.py,
-before any results file or verdict) on a few small cases of each rope file it runs, compared here
+and run_peer.py, before any results file or verdict) on a few small cases of each rope file it runs, compared here
 with the vectors' own f64 expected values (the certified reference's), element by element.
 
 Tolerance, from float32 (u = 2^-24) as transformers computes: inv_freq = 1/base^(2i/D) in float32
@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "..", "..", "peers", "transformers"), os.path.join(HERE, "..", "..", "peers")]
 try:
     import hf_rope
+    import run_peer
 except ImportError as e:
     print(f"SKIPPED: transformers or torch cannot be imported here ({e}); scripts/python-venv.sh peers")
     sys.exit(77)
@@ -94,7 +95,7 @@ def main(cli):
         cases = s.cases(FILES, formats=["f32"], expected=True)
     checked, bad, runs = 0, [], picked(cases)
     for case, model in runs:
-        got = hf_rope.outputs(case, model, "f32").double().numpy()
+        got = run_peer.Transformers().outputs(case, model, "f32").double().numpy()
         want = case.expected("f64").astype(np.float64)
         tol = tolerance(case, model, want)
         for i, (g, w, e) in enumerate(zip(got, want, tol)):
