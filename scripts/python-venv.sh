@@ -8,16 +8,33 @@
 #   scripts/requirements-peers-nodeps.txt  with `peers`: installed with --no-deps (the file says why);
 #   scripts/requirements-peers-transformers-4.49.txt  with `peers`: into .venv/transformers-4.49
 #                                          (--target, --no-deps), beside the venv's transformers 5.
-# Each file has its own stamp, so a venv that already has exactly those packages is left alone, and
-# changing one file reinstalls only its packages (a change to requirements-test.txt remakes .venv).
+# Each file has its own stamp in the venv, so a venv that already has a file's packages is left
+# alone, and `peers` adds its files to a venv that `python` made.
 # The wheels are downloaded once into a wheelhouse, POSENC_WHEELHOUSE (default
 # ~/.cache/pip/posenc-wheelhouse), and installed from it with --no-index: the registry here answers
 # without caching headers, so pip's own HTTP cache keeps nothing and every new venv would download
 # torch's 2.8 GB again. Wheels are never committed.
+# .venv is a link to a venv kept in POSENC_VENVS (default ~/.cache/posenc/venvs), one per set of
+# pins (the hash of the requirements files and of the interpreter's version): a fresh clone (CI
+# makes one per run) finds its pins installed instead of unpacking 7 GB of wheels again (2 min of a
+# CI run on 2 cores). A venv is only ever added to, by this script under a lock, and always holds
+# exactly the pins of its hash; the two most recently used others are kept, older ones removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv=.venv
-wheels=${POSENC_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/pip/posenc-wheelhouse}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}
+wheels=${POSENC_WHEELHOUSE:-$cache/pip/posenc-wheelhouse}
+venvs=${POSENC_VENVS:-$cache/posenc/venvs}
+pins=(scripts/requirements-test.txt scripts/requirements-python.txt scripts/requirements-peers.txt
+  scripts/requirements-peers-nodeps.txt scripts/requirements-peers-transformers-4.49.txt)
+key=$({ /usr/bin/python3 --version; cat "${pins[@]}"; } | sha256sum | cut -c1-16)
+venv=$venvs/$key
+mkdir -p "$venvs"
+exec 9>"$venvs/.lock"
+flock 9
+if [ "$(readlink .venv 2>/dev/null)" != "$venv" ]; then
+  rm -rf .venv
+  ln -s "$venv" .venv
+fi
 pip() { "$venv/bin/python" -m pip --disable-pip-version-check --no-input "$@"; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 # install FILE [PIP-OPTIONS]: the pinned wheels of FILE into the wheelhouse (those already there
@@ -58,3 +75,6 @@ case ${1:-} in
     fi ;;
   *) echo "python-venv.sh: unknown argument '$1' (none, python or peers)" >&2; exit 2 ;;
 esac
+touch "$venv/.last-used"
+# shellcheck disable=SC2012  # the venvs' names are hex digests
+ls -td "$venvs"/*/.last-used 2>/dev/null | tail -n +4 | while read -r used; do rm -rf "${used%/.last-used}"; done
