@@ -111,17 +111,19 @@ expect "the generated vectors run with --own-vectors" 0 "CONFORMANT: 452 checks 
 expect "positions run past the context: 262145 for 131072" 0 '"262145"' grep -o '"262145"' "$out/llama/rope/Llama-3.1-8B.json"
 
 # The vectors are named after the model: --name, else the config's _name_or_path (its last part,
-# characters outside [A-Za-z0-9._-] as '_'), else its model_type, else the file's name.
-"$posenc" generate --hf-config "$configs/llama-3.1-8b.json" --name llama8b --out "$out/named" > /dev/null
-expect "--name names the file" 0 " rope/llama8b.json" cat "$out/named/MANIFEST"
+# characters outside [A-Za-z0-9._-] as '_'), else its model_type, else the file's name. The naming
+# runs on the Llama config with a head of 8 (the name does not depend on it, and its vectors
+# take a sixteenth of the time to certify).
 mkdir -p "$out/local" "$out/typed" "$out/bare"
-cp "$configs/llama-3.1-8b.json" "$out/config.json"
 /usr/bin/python3 -c 'import json, sys
-c = json.load(open(sys.argv[1])); c["_name_or_path"] = "/home/me/models/My Llama (8B)/"
+c = json.load(open(sys.argv[1])); c["hidden_size"] = 8 * c["num_attention_heads"]; c.pop("head_dim", None)
 json.dump(c, open(sys.argv[2], "w"))
-del c["_name_or_path"]; json.dump(c, open(sys.argv[3], "w"))
-del c["model_type"]; json.dump(c, open(sys.argv[4], "w"))' "$out/config.json" "$out/local/config.json" \
-  "$out/typed/config.json" "$out/bare/llama-bare.json"
+c["_name_or_path"] = "/home/me/models/My Llama (8B)/"; json.dump(c, open(sys.argv[3], "w"))
+del c["_name_or_path"]; json.dump(c, open(sys.argv[4], "w"))
+del c["model_type"]; json.dump(c, open(sys.argv[5], "w"))' "$configs/llama-3.1-8b.json" "$out/config.json" \
+  "$out/local/config.json" "$out/typed/config.json" "$out/bare/llama-bare.json"
+"$posenc" generate --hf-config "$out/config.json" --name llama8b --out "$out/named" > /dev/null
+expect "--name names the file" 0 " rope/llama8b.json" cat "$out/named/MANIFEST"
 names() { "$posenc" generate --hf-config "$1" --out "$2" > /dev/null && awk '{print $NF}' "$2/MANIFEST"; }
 expect "config.json is named after the model's repository, not the file" 0 "rope/Llama-3.1-8B.json" \
   names "$out/config.json" "$out/by-repo"
