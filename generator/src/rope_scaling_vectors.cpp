@@ -246,43 +246,42 @@ VectorFile longrope_file() {
                        std::to_string(seq_len) + " (every position below it)",
                    s);
   }
+  // Phi-3-vision's LongRoPE factors in a config of its own: a group flagged `flag` (and short or
+  // long factor by seq_len), every position below seq_len.
+  const auto variant = [&](const char* flag, const char* note, const RopeParams& p, std::int64_t seq_len,
+                           const std::string& description) {
+    b.note(flag, note);
+    RopeSuite s = suite({flag, seq_len > 4096 ? "LongFactor" : "ShortFactor"});
+    s.below = seq_len;
+    add_rope_suite(b, p, description + ", seq_len " + std::to_string(seq_len) + " (every position below it)", s);
+  };
   // A factor <= 1 (max_position_embeddings below the original length) takes the attention factor
   // 1, not sqrt(1 + ln f / ln L0) < 1 (mlx-lm's SuScaledRoPE computed it there, ml-explore/mlx-lm
   // pull 660). Last in the file, so that the tcIds before it stay.
-  b.note("FactorBelowOne",
-         "LongRoPE factor f <= 1 (max_position_embeddings at or below original_max_positions): the attention "
-         "factor is 1 (HF _compute_longrope_parameters); sqrt(1 + ln f / ln L0) is below 1 there");
   auto below_one = published::phi3_longrope(2048);
   below_one.scaling.factor = 0.5;
-  RopeSuite s = suite({"FactorBelowOne", "ShortFactor"});
-  s.below = 2048;
-  add_rope_suite(b, below_one,
-                 "Phi-3-vision's LongRoPE factors with max_position_embeddings 2048, below original 4096 (factor "
-                 "0.5: attention factor 1), seq_len 2048 (every position below it)",
-                 s);
+  variant("FactorBelowOne",
+          "LongRoPE factor f <= 1 (max_position_embeddings at or below original_max_positions): the attention "
+          "factor is 1 (HF _compute_longrope_parameters); sqrt(1 + ln f / ln L0) is below 1 there",
+          below_one, 2048,
+          "Phi-3-vision's LongRoPE factors with max_position_embeddings 2048, below original 4096 (factor "
+          "0.5: attention factor 1)");
   // Appended (the tcIds before them stay): the attention factor's other two branches, which no
   // group above decides (docs/mutation.md).
-  b.note("GivenAttentionFactor",
-         "the config gives attention_factor (1.25): it replaces sqrt(1 + ln f / ln L0) (HF "
-         "_compute_longrope_parameters reads rope_scaling.attention_factor first)");
   auto given = published::phi3_longrope(131072);
   given.scaling.attention_factor = 1.25;
-  RopeSuite g = suite({"GivenAttentionFactor", "LongFactor"});
-  g.below = 131072;
-  add_rope_suite(b, given,
-                 "Phi-3-vision's LongRoPE with attention_factor 1.25 given, seq_len 131072 (every position below it)",
-                 g);
-  b.note("SmallFactor",
-         "factor 2, just above 1: the attention factor is sqrt(1 + ln 2 / ln L0) (its formula's branch for f > 1, "
-         "nearest its threshold)");
+  variant("GivenAttentionFactor",
+          "the config gives attention_factor (1.25): it replaces sqrt(1 + ln f / ln L0) (HF "
+          "_compute_longrope_parameters reads rope_scaling.attention_factor first)",
+          given, 131072, "Phi-3-vision's LongRoPE with attention_factor 1.25 given");
   auto small = published::phi3_longrope(8192);
   small.scaling.factor = 2.0;
-  RopeSuite f = suite({"SmallFactor", "LongFactor"});
-  f.below = 8192;
-  add_rope_suite(b, small,
-                 "Phi-3-vision's LongRoPE factors with max_position_embeddings 8192 (factor 2: attention factor "
-                 "sqrt(1 + ln 2 / ln 4096)), seq_len 8192 (every position below it)",
-                 f);
+  variant("SmallFactor",
+          "factor 2, just above 1: the attention factor is sqrt(1 + ln 2 / ln L0) (its formula's branch for f > 1, "
+          "nearest its threshold)",
+          small, 8192,
+          "Phi-3-vision's LongRoPE factors with max_position_embeddings 8192 (factor 2: attention factor "
+          "sqrt(1 + ln 2 / ln 4096))");
   return std::move(b).finish();
 }
 
